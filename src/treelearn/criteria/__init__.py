@@ -1,0 +1,57 @@
+"""Split criteria: the impurity of a node's statistics, by name.
+
+Each criterion is identified inside kernels by a small integer id; users name it
+by string. The cost a kernel computes is ``W * impurity`` (the node's weight
+times its impurity), so the gain of a split is
+``cost(parent) - sum(cost(child))``:
+
+``gini``
+    ``1 - sum_k p_k^2`` (Breiman et al. 1984, *Classification and Regression Trees*).
+``entropy``
+    ``-sum_k p_k log2 p_k`` in bits (Quinlan 1986, *Induction of Decision Trees*).
+``squared_error``
+    weighted variance of y around the node mean (Breiman et al. 1984).
+``absolute_error``
+    weighted mean absolute deviation from the weighted median (Breiman et al. 1984, ch. 8).
+``huber``
+    mean Huber loss around the node's Huber M-estimate of location (Huber 1964).
+
+``absolute_error`` and ``huber`` are not sums over rows, so they are computed
+by their own kernels over sorted node targets, not from histograms.
+"""
+
+from treelearn.criteria._kernels import (
+    ABSOLUTE_ERROR,
+    ENTROPY,
+    GINI,
+    HUBER,
+    SQUARED_ERROR,
+)
+from treelearn.exceptions import ParameterError
+
+CLASSIFICATION_CRITERIA = {"gini": GINI, "entropy": ENTROPY}
+REGRESSION_CRITERIA = {
+    "squared_error": SQUARED_ERROR,
+    "absolute_error": ABSOLUTE_ERROR,
+    "huber": HUBER,
+}
+#: Criteria that are sums over rows and so can be computed from histograms.
+HISTOGRAM_CRITERIA = frozenset({GINI, ENTROPY, SQUARED_ERROR})
+
+
+def criterion_id(name, classification):
+    """Kernel id of the criterion called ``name``.
+
+    Raises
+    ------
+    ParameterError
+        If ``name`` is not a criterion of the task.
+    """
+    table = CLASSIFICATION_CRITERIA if classification else REGRESSION_CRITERIA
+    if name not in table:
+        task = "classification" if classification else "regression"
+        raise ParameterError(
+            f"criterion={name!r} is not a {task} criterion; choose one of "
+            f"{', '.join(repr(k) for k in table)}."
+        )
+    return table[name]

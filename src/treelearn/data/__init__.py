@@ -1,0 +1,1 @@
+"""Input handling: schema and validation, codes, and the encoded training set."""

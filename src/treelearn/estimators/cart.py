@@ -1,0 +1,261 @@
+"""CART estimators (Breiman, Friedman, Olshen & Stone 1984)."""
+
+import numpy as np
+from sklearn.base import ClassifierMixin, RegressorMixin
+from sklearn.utils.class_weight import compute_sample_weight
+
+from treelearn.data.target import encode_class_target, validate_regression_target
+from treelearn.estimators.base import BaseTree
+from treelearn.exceptions import ParameterError
+from treelearn.growing.spec import CART
+
+_COMMON_PARAMETERS = """
+    max_depth : int or None, default=None
+        Nodes at this depth are not split (the root has depth 0).
+    min_samples_split : int or float, default=2
+        A node with fewer rows is not split (a float is a fraction of the rows).
+    min_samples_leaf : int or float, default=1
+        Each child of a split needs at least this many rows.
+    min_weight_fraction_leaf : float, default=0.0
+        Each child needs at least this fraction of the total sample weight.
+    max_features : int, float, {"sqrt", "log2"} or None, default=None
+        Features drawn at random at each node (random forests use this).
+    random_state : int, RandomState, Generator or None, default=None
+        Seeds the feature draws.
+    max_leaf_nodes : int or None, default=None
+        Grow best-first (largest gain first) up to this many leaves.
+    min_impurity_decrease : float, default=0.0
+        A split must lower ``weight * impurity``, divided by the total weight,
+        by at least this much.
+    categorical_features : list of str or int, boolean mask, or None
+        Columns to treat as nominal (needed for numpy input; DataFrame
+        ``category``, string and bool columns are nominal already).
+    missing : {"learn", "surrogate"}, default="learn"
+        ``"learn"``: each split learns which child takes missing values (the
+        child that lowers impurity most; with no missing value at a node in
+        training, the heavier child). ``"surrogate"``: Breiman's surrogate splits.
+    max_surrogates : int, default=5
+        Surrogate splits kept per node with ``missing="surrogate"``.
+"""
+
+_NOTES = """
+    Nominal features split into two sets of categories. With two classes or in
+    regression the best set is found exactly by sorting the categories by
+    class-1 fraction / mean target (Breiman et al. 1984; Fisher 1958); with
+    more classes all subsets are tried up to 12 categories at a node, beyond
+    that the best prefix of the categories sorted by each class's fraction.
+    A category never seen in training, or not seen at a node, is routed like a
+    missing value.
+"""
+
+
+class CARTClassifier(ClassifierMixin, BaseTree):
+    __doc__ = (
+        """A CART classification tree: binary splits chosen by Gini or entropy.
+
+    Parameters
+    ----------
+    criterion : {"gini", "entropy"}, default="gini"
+"""
+        + _COMMON_PARAMETERS
+        + """    class_weight : dict, "balanced" or None, default=None
+        Weights per class, multiplied into ``sample_weight``.
+
+    Attributes
+    ----------
+    tree_ : treelearn.tree.Tree
+    classes_ : ndarray
+    n_classes_ : int
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str (only when fitted on a DataFrame)
+    feature_importances_ : ndarray
+
+    Notes
+    -----"""
+        + _NOTES
+    )
+
+    _preset = CART
+
+    def __init__(
+        self,
+        criterion="gini",
+        *,
+        max_depth=None,
+        min_samples_split=2,
+        min_samples_leaf=1,
+        min_weight_fraction_leaf=0.0,
+        max_features=None,
+        random_state=None,
+        max_leaf_nodes=None,
+        min_impurity_decrease=0.0,
+        class_weight=None,
+        categorical_features=None,
+        missing="learn",
+        max_surrogates=5,
+    ):
+        self.criterion = criterion
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.min_weight_fraction_leaf = min_weight_fraction_leaf
+        self.max_features = max_features
+        self.random_state = random_state
+        self.max_leaf_nodes = max_leaf_nodes
+        self.min_impurity_decrease = min_impurity_decrease
+        self.class_weight = class_weight
+        self.categorical_features = categorical_features
+        self.missing = missing
+        self.max_surrogates = max_surrogates
+
+    def fit(self, X, y, sample_weight=None):
+        """Grow the tree on ``X`` and class labels ``y``.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), optional
+
+        Returns
+        -------
+        self
+        """
+        n_rows = _n_rows(X)
+        classes, y_index = encode_class_target(y, n_rows)
+        weight = self._weights(sample_weight, n_rows)
+        if self.class_weight is not None:
+            weight = weight * compute_sample_weight(
+                self.class_weight, y_index_labels(classes, y_index)
+            )
+        self.classes_ = classes
+        self.n_classes_ = len(classes)
+        self.n_outputs_ = 1
+        return self._fit_tree(X, y_index, weight, len(classes))
+
+    def predict_proba(self, X):
+        """Class probabilities: the weighted class distribution of each row's leaf.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+        """
+        counts = self.tree_.value[self.apply(X)] if hasattr(self, "tree_") else None
+        if counts is None:
+            self.apply(X)  # raises NotFittedError
+        totals = counts.sum(axis=1, keepdims=True)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            proba = np.where(
+                totals > 0, counts / np.where(totals > 0, totals, 1), 1.0 / counts.shape[1]
+            )
+        return proba
+
+    def predict_log_proba(self, X):
+        """Logarithm of :meth:`predict_proba`."""
+        with np.errstate(divide="ignore"):
+            return np.log(self.predict_proba(X))
+
+    def predict(self, X):
+        """Most probable class of each row (ties: the first class in ``classes_``)."""
+        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+
+
+class CARTRegressor(RegressorMixin, BaseTree):
+    __doc__ = (
+        """A CART regression tree.
+
+    Parameters
+    ----------
+    criterion : {"squared_error", "absolute_error", "huber"}, default="squared_error"
+        Leaf values are the weighted mean, the weighted median, or Huber's
+        M-estimate of location.
+    huber_delta : float, default=1.0
+        Where Huber's loss turns from quadratic to linear (``criterion="huber"``).
+"""
+        + _COMMON_PARAMETERS
+        + """
+    Attributes
+    ----------
+    tree_ : treelearn.tree.Tree
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str (only when fitted on a DataFrame)
+    feature_importances_ : ndarray
+
+    Notes
+    -----"""
+        + _NOTES
+    )
+
+    _preset = CART.replace(criterion="squared_error")
+
+    def __init__(
+        self,
+        criterion="squared_error",
+        *,
+        max_depth=None,
+        min_samples_split=2,
+        min_samples_leaf=1,
+        min_weight_fraction_leaf=0.0,
+        max_features=None,
+        random_state=None,
+        max_leaf_nodes=None,
+        min_impurity_decrease=0.0,
+        huber_delta=1.0,
+        categorical_features=None,
+        missing="learn",
+        max_surrogates=5,
+    ):
+        self.criterion = criterion
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.min_weight_fraction_leaf = min_weight_fraction_leaf
+        self.max_features = max_features
+        self.random_state = random_state
+        self.max_leaf_nodes = max_leaf_nodes
+        self.min_impurity_decrease = min_impurity_decrease
+        self.huber_delta = huber_delta
+        self.categorical_features = categorical_features
+        self.missing = missing
+        self.max_surrogates = max_surrogates
+
+    def _extra_spec(self):
+        delta = self.huber_delta
+        if not isinstance(delta, (int, float)) or isinstance(delta, bool) or not delta > 0:
+            raise ParameterError(f"huber_delta must be a positive number, got {delta!r}.")
+        return {"huber_delta": float(delta)}
+
+    def fit(self, X, y, sample_weight=None):
+        """Grow the tree on ``X`` and numeric targets ``y``.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), optional
+
+        Returns
+        -------
+        self
+        """
+        n_rows = _n_rows(X)
+        target = validate_regression_target(y, n_rows)
+        weight = self._weights(sample_weight, n_rows)
+        self.n_outputs_ = 1
+        return self._fit_tree(X, target, weight, 0)
+
+    def predict(self, X):
+        """The value of each row's leaf."""
+        return self.tree_.value[self.apply(X), 0] if hasattr(self, "tree_") else self.apply(X)
+
+
+def y_index_labels(classes, y_index):
+    """The original labels of ``y_index`` (for scikit-learn's class-weight helper)."""
+    return classes[y_index]
+
+
+def _n_rows(X):
+    shape = getattr(X, "shape", None)
+    if shape is not None and len(shape) >= 1:
+        return int(shape[0])
+    return len(X)

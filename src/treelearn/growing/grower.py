@@ -1,0 +1,357 @@
+"""The one grower: builds every tree treelearn makes, under a :class:`GrowthSpec`.
+
+The loop: take a node from the frontier, partition its rows by its best split,
+summarise each child (statistics, histograms by subtraction), search each
+child's best split, and push the children that may split. Search and
+partition are numba kernels; this module only orchestrates them.
+
+Tie rule
+    Among splits of equal gain the grower keeps the one on the lower feature
+    index; on one feature, the lower threshold, and missing values sent right
+    before left; nominal subset searches keep the first best subset of their
+    enumeration (:func:`treelearn.splitting._kernels.scan_subset`). Features
+    drawn at random (``max_features``) come from ``random_state`` in
+    node-creation order, so the same data, parameters and ``random_state``
+    give the same tree.
+"""
+
+import numpy as np
+
+from treelearn._dtypes import NO_CHILD, NODE_SUBSET, NODE_THRESHOLD, n_channels
+from treelearn.criteria import HISTOGRAM_CRITERIA, criterion_id
+from treelearn.criteria._kernels import weighted_impurity
+from treelearn.data.encoding import numeric_threshold
+from treelearn.growing.frontier import BestFirstFrontier, DepthFirstFrontier
+from treelearn.splitting import _kernels as split_kernels
+from treelearn.stats._kernels import build_node_histograms, node_statistics, subtract_histograms
+from treelearn.tree.builder import TreeBuilder
+
+#: Features with at most this many codes keep a histogram per node, so that a
+#: child's histogram is its parent's minus its siblings'.
+STORE_MAX_BINS = 256
+#: Nodes with fewer rows keep no histogram (building one anew is as cheap).
+STORE_MIN_ROWS = 1024
+#: A numeric feature without a kept histogram gets one built at the node when it
+#: has at most this many codes per node row; otherwise the node's codes are sorted.
+HIST_RATIO = 2.0
+#: A node whose impurity is at most this is pure (scikit-learn's EPSILON).
+EPSILON = np.finfo(np.float64).eps
+
+
+class _Node:
+    __slots__ = ("depth", "end", "gain", "hist", "impurity", "index", "split", "start", "stats")
+
+    def __init__(self, index, start, end, depth, stats, impurity, hist):
+        self.index = index
+        self.start = start
+        self.end = end
+        self.depth = depth
+        self.stats = stats
+        self.impurity = impurity
+        self.hist = hist
+        self.split = None
+        self.gain = -np.inf
+
+    @property
+    def n_rows(self):
+        return self.end - self.start
+
+
+class Grower:
+    """Grows one tree.
+
+    Parameters
+    ----------
+    dataset : treelearn.data.dataset.Dataset
+        Encoded features.
+    y : ndarray
+        Class indices ``0..n_classes-1`` (classification) or float targets.
+    sample_weight : ndarray of float64
+        Weight per row (class weights already applied).
+    n_classes : int
+        Number of classes, 0 for regression.
+    spec : GrowthSpec
+    rng : numpy.random.Generator
+        Source of the feature draws when ``spec.max_features`` is set.
+    """
+
+    def __init__(self, dataset, y, sample_weight, n_classes, spec, rng):
+        self.dataset = dataset
+        self.spec = spec
+        self.rng = rng
+        self.n_classes = n_classes
+        self.is_classification = n_classes > 0
+        self.criterion = criterion_id(spec.criterion, self.is_classification)
+        n = dataset.n_samples
+        if self.is_classification:
+            self.y_class = np.ascontiguousarray(y, dtype=np.int64)
+            self.y_value = np.zeros(1)
+        else:
+            self.y_class = np.zeros(1, dtype=np.int64)
+            self.y_value = np.ascontiguousarray(y, dtype=np.float64)
+        self.weight = np.ascontiguousarray(sample_weight, dtype=np.float64)
+        self.n_channels = n_channels(0 if self.is_classification else 1, n_classes)
+        self.n_features = dataset.n_features
+        self.max_features = spec.max_features or self.n_features
+        self.n_codes = dataset.n_codes
+        self.codes = dataset.codes
+        # Histograms kept per node: features with few codes, stacked.
+        small = np.flatnonzero(self.n_codes + 1 <= STORE_MAX_BINS)
+        self.stored_features = small.astype(np.int64)
+        self.stored_rows = np.concatenate([[0], np.cumsum(self.n_codes[small] + 1)]).astype(
+            np.int64
+        )
+        self.stored_offsets = np.full(self.n_features, -1, dtype=np.int64)
+        self.stored_offsets[small] = self.stored_rows[:-1]
+        self.no_offsets = np.full(self.n_features, -1, dtype=np.int64)
+        self.empty_hist = np.zeros((0, self.n_channels))
+        max_bins = int(self.n_codes.max()) + 1
+        self.scratch_hist = np.empty((max_bins + 1, self.n_channels))
+        self.scratch_codes = np.empty(n + max_bins + 1, dtype=np.int64)
+        self.scratch_mask = np.zeros(max_bins + 1, dtype=np.uint8)
+        self.out = np.empty(split_kernels.N_OUT)
+        self.out_mask = np.zeros(max_bins + 1, dtype=np.uint8)
+        self.partition_buffer = np.empty(n, dtype=np.intp)
+        self.all_features = np.arange(self.n_features, dtype=np.int64)
+        if self.criterion not in HISTOGRAM_CRITERIA:
+            raise NotImplementedError(f"criterion {spec.criterion!r} is not available yet")
+
+    # -- the loop ----------------------------------------------------------
+    def grow(self):
+        """Grow the tree; returns a validated :class:`~treelearn.tree.Tree`."""
+        n = self.dataset.n_samples
+        self.rows = np.arange(n, dtype=np.intp)
+        self.builder = TreeBuilder(self.n_features, self.n_classes)
+        self.total_weight = float(self.weight.sum())
+        root_stats = self._statistics(0, n)
+        root_hist = self._build_hist(0, n) if self._keeps_hist(n) else None
+        root = self._make_node(0, n, 0, root_stats, root_hist)
+        spec = self.spec
+        frontier = DepthFirstFrontier() if spec.max_leaf_nodes is None else BestFirstFrontier()
+        if root.split is not None:
+            frontier.push_children([root])
+        n_leaves = 1
+        while frontier:
+            node = frontier.pop()
+            if spec.max_leaf_nodes is not None and n_leaves >= spec.max_leaf_nodes:
+                break
+            children = self._split(node)
+            n_leaves += len(children) - 1
+            frontier.push_children([c for c in children if c.split is not None])
+        return self.builder.build()
+
+    def _make_node(self, start, end, depth, stats, hist):
+        """Record a node and, if it may split, search its best split."""
+        impurity = self._impurity(stats)
+        weight = self._weight_of(stats)
+        index = self.builder.add_node(self._value(stats), end - start, weight, impurity)
+        node = _Node(index, start, end, depth, stats, impurity, hist)
+        if self._may_split(node, weight):
+            self._search(node)
+        if node.split is None:
+            node.hist = None
+        return node
+
+    def _may_split(self, node, weight):
+        spec = self.spec
+        n = node.n_rows
+        return not (
+            (spec.max_depth is not None and node.depth >= spec.max_depth)
+            or n < spec.min_samples_split
+            or n < 2 * spec.min_samples_leaf
+            or weight < 2 * spec.min_weight_leaf
+            or node.impurity <= EPSILON
+        )
+
+    def _search(self, node):
+        spec = self.spec
+        if self.max_features < self.n_features:
+            order = self.rng.permutation(self.n_features).astype(np.int64)
+        else:
+            order = self.all_features
+        hist = node.hist if node.hist is not None else self.empty_hist
+        offsets = self.stored_offsets if node.hist is not None else self.no_offsets
+        split_kernels.find_best_split(
+            self.codes,
+            self.rows,
+            node.start,
+            node.end,
+            self.y_class,
+            self.y_value,
+            self.weight,
+            self.is_classification,
+            self.criterion,
+            self.n_classes,
+            order,
+            self.max_features,
+            self.n_codes,
+            self.dataset.is_nominal,
+            hist,
+            offsets,
+            node.stats,
+            spec.min_samples_leaf,
+            spec.min_weight_leaf,
+            HIST_RATIO,
+            self.scratch_hist,
+            self.scratch_codes,
+            self.scratch_mask,
+            self.out,
+            self.out_mask,
+        )
+        gain = self.out[split_kernels.OUT_GAIN]
+        if gain == -np.inf:
+            return
+        if gain / self.total_weight + EPSILON < spec.min_impurity_decrease:
+            return
+        node.gain = gain
+        node.split = (
+            self.out.copy(),
+            self.out_mask.copy() if self.out[split_kernels.OUT_IS_SUBSET] else None,
+        )
+
+    # -- splitting a node --------------------------------------------------
+    def _split(self, node):
+        out, mask = node.split
+        feature = int(out[split_kernels.OUT_FEATURE])
+        codes_f = self.codes[:, feature]
+        missing_code = int(self.n_codes[feature])
+        if mask is None:
+            middle = split_kernels.partition_threshold(
+                codes_f,
+                self.rows,
+                node.start,
+                node.end,
+                int(out[split_kernels.OUT_LEFT_CODE]),
+                missing_code,
+                bool(out[split_kernels.OUT_MISSING_LEFT]),
+                self.partition_buffer,
+            )
+            bounds = [node.start, middle, node.end]
+        else:
+            child_of_code = mask.astype(np.int64)[: missing_code + 1] - 1
+            bounds_array = np.empty(3, dtype=np.int64)
+            split_kernels.partition_by_child(
+                codes_f,
+                self.rows,
+                node.start,
+                node.end,
+                np.maximum(child_of_code, 0),
+                2,
+                self.partition_buffer,
+                bounds_array,
+            )
+            bounds = bounds_array.tolist()
+        stats = [self._statistics(bounds[k], bounds[k + 1]) for k in range(len(bounds) - 1)]
+        hists = self._child_histograms(node, bounds)
+        node.hist = None
+        children = [
+            self._make_node(bounds[k], bounds[k + 1], node.depth + 1, stats[k], hists[k])
+            for k in range(len(stats))
+        ]
+        weights = [self._weight_of(s) for s in stats]
+        if mask is None:
+            has_missing = bool(np.any(codes_f[self.rows[node.start : node.end]] == missing_code))
+            if has_missing:
+                missing_child = 0 if out[split_kernels.OUT_MISSING_LEFT] else 1
+            else:
+                missing_child = int(np.argmax(weights))
+            right_code = int(out[split_kernels.OUT_RIGHT_CODE])
+            if right_code < 0:
+                threshold = np.inf
+            else:
+                threshold = numeric_threshold(
+                    self.dataset.numeric_values[feature],
+                    int(out[split_kernels.OUT_LEFT_CODE]),
+                    right_code,
+                )
+            self.builder.set_split(
+                node.index,
+                feature,
+                NODE_THRESHOLD,
+                [c.index for c in children],
+                missing_child,
+                threshold=threshold,
+            )
+        else:
+            category_child = child_of_code[:missing_code]
+            missing_mark = child_of_code[missing_code]
+            missing_child = missing_mark if missing_mark != NO_CHILD else int(np.argmax(weights))
+            self.builder.set_split(
+                node.index,
+                feature,
+                NODE_SUBSET,
+                [c.index for c in children],
+                missing_child,
+                category_child=category_child,
+            )
+        return children
+
+    # -- statistics --------------------------------------------------------
+    def _statistics(self, start, end):
+        stats = np.empty(self.n_channels)
+        node_statistics(
+            self.rows,
+            start,
+            end,
+            self.y_class,
+            self.y_value,
+            self.weight,
+            self.is_classification,
+            stats,
+        )
+        return stats
+
+    def _keeps_hist(self, n_rows):
+        return self.stored_features.shape[0] > 0 and n_rows >= STORE_MIN_ROWS
+
+    def _build_hist(self, start, end):
+        hist = np.empty((int(self.stored_rows[-1]), self.n_channels))
+        build_node_histograms(
+            self.codes,
+            self.rows,
+            start,
+            end,
+            self.y_class,
+            self.y_value,
+            self.weight,
+            self.is_classification,
+            self.stored_features,
+            self.stored_rows,
+            hist,
+        )
+        return hist
+
+    def _child_histograms(self, node, bounds):
+        """Kept histograms of the children: built for all but the largest child,
+        which gets its parent's minus its siblings' when the parent kept one."""
+        sizes = np.diff(bounds)
+        hists = [None] * len(sizes)
+        if not self._keeps_hist(int(sizes.max())):
+            return hists
+        largest = int(np.argmax(sizes))
+        for k in range(len(sizes)):
+            if k != largest or node.hist is None:
+                hists[k] = self._build_hist(bounds[k], bounds[k + 1])
+        if node.hist is not None:
+            siblings = sum(hists[k] for k in range(len(sizes)) if k != largest)
+            hists[largest] = np.empty_like(node.hist)
+            subtract_histograms(node.hist, siblings, self.is_classification, hists[largest])
+        for k in range(len(sizes)):
+            if not self._keeps_hist(int(sizes[k])):
+                hists[k] = None
+        return hists
+
+    def _weight_of(self, stats):
+        if self.is_classification:
+            return float(stats[1:].sum())
+        return float(stats[1])
+
+    def _impurity(self, stats):
+        weight = self._weight_of(stats)
+        return weighted_impurity(stats, self.criterion) / weight if weight > 0 else 0.0
+
+    def _value(self, stats):
+        if self.is_classification:
+            return stats[1:]
+        weight = stats[1]
+        return np.array([stats[2] / weight if weight > 0 else 0.0])

@@ -1,0 +1,1 @@
+"""Finding the best split of a node from its statistics, and applying it."""

@@ -1,0 +1,513 @@
+"""Split-search and partition kernels for criteria that are sums over rows.
+
+Every scan reads a histogram ``hist`` whose rows are codes in increasing order
+(a full histogram, or a compact one holding only the codes present at the
+node) and whose columns are statistics channels (:mod:`treelearn._dtypes`).
+
+Tie rule (documented in :mod:`treelearn.growing.grower`): higher gain wins;
+among equal gains the lower feature index, then the lower threshold, then the
+split that sends missing values right; subset searches keep the first subset
+found in their documented enumeration order.
+"""
+
+import numpy as np
+from numba import njit
+
+from treelearn.criteria._kernels import stats_weight, weighted_impurity
+from treelearn.stats._kernels import add_row, build_histogram
+
+#: Slots of the ``out`` array of :func:`find_best_split`.
+OUT_GAIN = 0
+OUT_FEATURE = 1
+OUT_LEFT_CODE = 2
+OUT_RIGHT_CODE = 3
+OUT_MISSING_LEFT = 4
+OUT_IS_SUBSET = 5
+N_OUT = 6
+
+#: Above this many levels (categories present at the node, missing counted as
+#: one), multi-class subset splits use the per-class ordering heuristic.
+MAX_EXHAUSTIVE_LEVELS = 12
+
+
+@njit(cache=True, inline="always")
+def _side_ok(stats, is_classification, min_count, min_weight):
+    return stats[0] >= min_count and stats_weight(stats, is_classification) >= min_weight
+
+
+@njit(cache=True, inline="always")
+def _split_gain(parent_cost, left, right, criterion):
+    return parent_cost - weighted_impurity(left, criterion) - weighted_impurity(right, criterion)
+
+
+@njit(cache=True)
+def scan_threshold(
+    hist,
+    bin_codes,
+    identity,
+    n_known,
+    total,
+    parent_cost,
+    criterion,
+    is_classification,
+    min_count,
+    min_weight,
+    best,
+):
+    """Best ``x <= t`` split of a numeric feature.
+
+    ``hist[:n_known]`` are the known codes (code ``i`` if ``identity``, else
+    ``bin_codes[i]``) and ``hist[n_known]`` the missing rows. Each threshold
+    between two neighbouring present codes is tried with missing rows sent
+    right and then left; last comes "every known value left, missing right".
+
+    Writes ``best = [gain, left_code, right_code, missing_left]`` (right_code
+    -1 for the last kind) and returns the number of distinct present values
+    (missing counted as one); a feature with fewer than 2 cannot split.
+    """
+    n_channels = total.shape[0]
+    left = np.zeros(n_channels)
+    right = np.empty(n_channels)
+    with_missing = np.empty(n_channels)
+    missing = hist[n_known]
+    has_missing = missing[0] > 0.0
+    best[0] = -np.inf
+    n_present = 1 if has_missing else 0
+    prev = -1
+    for i in range(n_known):
+        if hist[i, 0] <= 0.0:
+            continue
+        n_present += 1
+        if prev >= 0:
+            for c in range(n_channels):
+                right[c] = total[c] - left[c]
+            if _side_ok(left, is_classification, min_count, min_weight) and _side_ok(
+                right, is_classification, min_count, min_weight
+            ):
+                gain = _split_gain(parent_cost, left, right, criterion)
+                if gain > best[0]:
+                    best[0] = gain
+                    best[1] = prev
+                    best[2] = i
+                    best[3] = 0.0
+            if has_missing:
+                for c in range(n_channels):
+                    with_missing[c] = left[c] + missing[c]
+                    right[c] = total[c] - with_missing[c]
+                if _side_ok(with_missing, is_classification, min_count, min_weight) and _side_ok(
+                    right, is_classification, min_count, min_weight
+                ):
+                    gain = _split_gain(parent_cost, with_missing, right, criterion)
+                    if gain > best[0]:
+                        best[0] = gain
+                        best[1] = prev
+                        best[2] = i
+                        best[3] = 1.0
+        for c in range(n_channels):
+            left[c] += hist[i, c]
+        prev = i
+    if (
+        has_missing
+        and prev >= 0
+        and _side_ok(left, is_classification, min_count, min_weight)
+        and _side_ok(missing, is_classification, min_count, min_weight)
+    ):
+        gain = _split_gain(parent_cost, left, missing, criterion)
+        if gain > best[0]:
+            best[0] = gain
+            best[1] = prev
+            best[2] = -1
+            best[3] = 0.0
+    if best[0] > -np.inf and not identity:
+        best[1] = bin_codes[int(best[1])]
+        if best[2] >= 0:
+            best[2] = bin_codes[int(best[2])]
+    return n_present
+
+
+@njit(cache=True)
+def _scan_ordered_levels(
+    hist,
+    ordered,
+    n_levels,
+    total,
+    parent_cost,
+    criterion,
+    is_classification,
+    min_count,
+    min_weight,
+    left,
+    right,
+):
+    """Best prefix ``ordered[:j]`` (left) of levels; returns (gain, j)."""
+    n_channels = total.shape[0]
+    left[:] = 0.0
+    best_gain = -np.inf
+    best_j = 0
+    for j in range(1, n_levels):
+        level = ordered[j - 1]
+        for c in range(n_channels):
+            left[c] += hist[level, c]
+            right[c] = total[c] - left[c]
+        if _side_ok(left, is_classification, min_count, min_weight) and _side_ok(
+            right, is_classification, min_count, min_weight
+        ):
+            gain = _split_gain(parent_cost, left, right, criterion)
+            if gain > best_gain:
+                best_gain = gain
+                best_j = j
+    return best_gain, best_j
+
+
+@njit(cache=True)
+def _level_keys(hist, levels, n_levels, is_classification, target_channel, keys):
+    """Per level: the weight fraction of ``target_channel`` (classification) or the mean y."""
+    for j in range(n_levels):
+        row = hist[levels[j]]
+        if is_classification:
+            w = stats_weight(row, True)
+            keys[j] = row[target_channel] / w if w > 0.0 else 0.0
+        else:
+            keys[j] = row[2] / row[1] if row[1] > 0.0 else 0.0
+
+
+@njit(cache=True)
+def scan_subset(
+    hist,
+    n_rows,
+    total,
+    parent_cost,
+    criterion,
+    is_classification,
+    n_classes,
+    min_count,
+    min_weight,
+    best,
+    mask,
+):
+    """Best binary split of a nominal feature into two sets of categories.
+
+    The levels are the rows of ``hist[:n_rows]`` (categories, missing last)
+    present at the node. Two classes and regression: levels sorted by the
+    class-1 fraction / mean target (stable), best prefix; exact for these
+    criteria (Breiman et al. 1984, thm. 4.5; Fisher 1958). More classes: all
+    ``2**(L-1) - 1`` subsets in Gray-code order when ``L <= MAX_EXHAUSTIVE_LEVELS``,
+    else the best prefix of the levels sorted by each class's fraction in turn
+    (a heuristic).
+
+    Writes ``best = [gain, -1, -1, missing_left]`` and ``mask[level]``: 1 for
+    a level sent left, 2 for one sent right, 0 for a level absent at the node.
+    Returns the number of present levels.
+    """
+    n_channels = total.shape[0]
+    left = np.zeros(n_channels)
+    right = np.empty(n_channels)
+    levels = np.empty(n_rows, dtype=np.int64)
+    n_levels = 0
+    for i in range(n_rows):
+        if hist[i, 0] > 0.0:
+            levels[n_levels] = i
+            n_levels += 1
+    best[0] = -np.inf
+    best[1] = -1.0
+    best[2] = -1.0
+    best[3] = 0.0
+    mask[:n_rows] = 0
+    if n_levels < 2:
+        return n_levels
+    keys = np.empty(n_levels)
+    if not is_classification or n_classes == 2:
+        _level_keys(hist, levels, n_levels, is_classification, 2, keys)
+        order = levels[:n_levels][np.argsort(keys, kind="mergesort")]
+        gain, j = _scan_ordered_levels(
+            hist,
+            order,
+            n_levels,
+            total,
+            parent_cost,
+            criterion,
+            is_classification,
+            min_count,
+            min_weight,
+            left,
+            right,
+        )
+        if gain > -np.inf:
+            best[0] = gain
+            for t in range(j):
+                mask[order[t]] = 1
+    elif n_levels <= MAX_EXHAUSTIVE_LEVELS:
+        in_left = np.zeros(n_levels, dtype=np.bool_)
+        best_set = 0
+        current = 0
+        for step in range(1, 1 << (n_levels - 1)):
+            bit = 0
+            while not (step >> bit) & 1:
+                bit += 1
+            level = levels[bit]
+            sign = -1.0 if in_left[bit] else 1.0
+            in_left[bit] = not in_left[bit]
+            current ^= 1 << bit
+            for c in range(n_channels):
+                left[c] += sign * hist[level, c]
+                right[c] = total[c] - left[c]
+            if _side_ok(left, is_classification, min_count, min_weight) and _side_ok(
+                right, is_classification, min_count, min_weight
+            ):
+                gain = _split_gain(parent_cost, left, right, criterion)
+                if gain > best[0]:
+                    best[0] = gain
+                    best_set = current
+        if best[0] > -np.inf:
+            for t in range(n_levels):
+                if (best_set >> t) & 1:
+                    mask[levels[t]] = 1
+    else:
+        best_order = levels[:n_levels].copy()
+        best_j = 0
+        for k in range(n_classes):
+            _level_keys(hist, levels, n_levels, True, 1 + k, keys)
+            order = levels[:n_levels][np.argsort(keys, kind="mergesort")]
+            gain, j = _scan_ordered_levels(
+                hist,
+                order,
+                n_levels,
+                total,
+                parent_cost,
+                criterion,
+                True,
+                min_count,
+                min_weight,
+                left,
+                right,
+            )
+            if gain > best[0]:
+                best[0] = gain
+                best_order[:] = order
+                best_j = j
+        for t in range(best_j):
+            mask[best_order[t]] = 1
+    for t in range(n_levels):
+        if mask[levels[t]] == 0:
+            mask[levels[t]] = 2
+    best[3] = 1.0 if mask[n_rows - 1] == 1 else 0.0
+    return n_levels
+
+
+@njit(cache=True)
+def _compact_histogram(
+    codes_f,
+    rows,
+    start,
+    end,
+    missing_code,
+    y_class,
+    y_value,
+    weight,
+    is_classification,
+    node_codes,
+    hist,
+    bin_codes,
+):
+    """Histogram of only the codes present at the node, by sorting the node's codes.
+
+    Fills ``hist[:m]`` (distinct known codes in increasing order, their codes in
+    ``bin_codes[:m]``) and ``hist[m]`` (missing rows); returns ``m``.
+    """
+    n = end - start
+    for i in range(n):
+        node_codes[i] = codes_f[rows[start + i]]
+    order = np.argsort(node_codes[:n])
+    m = 0
+    current = -1
+    first_missing = n
+    for i in range(n):
+        position = order[i]
+        code = node_codes[position]
+        if code == missing_code:
+            first_missing = i
+            break
+        if code != current:
+            if current >= 0:
+                m += 1
+            hist[m, :] = 0.0
+            current = code
+            bin_codes[m] = code
+        add_row(hist[m], rows[start + position], y_class, y_value, weight, is_classification)
+    if current >= 0:
+        m += 1
+    hist[m, :] = 0.0
+    # The missing code is the largest, so missing rows come last in sorted order.
+    for i in range(first_missing, n):
+        add_row(hist[m], rows[start + order[i]], y_class, y_value, weight, is_classification)
+    return m
+
+
+@njit(cache=True)
+def find_best_split(
+    codes,
+    rows,
+    start,
+    end,
+    y_class,
+    y_value,
+    weight,
+    is_classification,
+    criterion,
+    n_classes,
+    feature_order,
+    max_features,
+    n_codes,
+    is_nominal,
+    node_hist,
+    node_hist_offsets,
+    node_stats,
+    min_count,
+    min_weight,
+    hist_ratio,
+    scratch_hist,
+    scratch_codes,
+    scratch_mask,
+    out,
+    out_mask,
+):
+    """Best split of the node ``rows[start:end]`` over the features in ``feature_order``.
+
+    Features are visited in ``feature_order`` until ``max_features`` of them
+    that are not constant at the node have been evaluated. A feature's
+    statistics come from ``node_hist`` when ``node_hist_offsets[f] >= 0``
+    (kept for the node, e.g. by subtraction), else from a histogram built now
+    (nominal features, and numeric ones with at most ``hist_ratio`` codes per
+    node row), else from a compact histogram made by sorting the node's codes.
+    Both give the same answer; only the cost differs.
+
+    Writes the slots ``OUT_*`` of ``out`` (gain -inf when no split satisfies
+    the leaf constraints) and, for a subset split, ``out_mask`` as
+    :func:`scan_subset` marks it.
+    """
+    n_node = end - start
+    parent_cost = weighted_impurity(node_stats, criterion)
+    best = np.empty(4)
+    out[OUT_GAIN] = -np.inf
+    out[OUT_FEATURE] = -1.0
+    n_visited = 0
+    for j in range(feature_order.shape[0]):
+        if n_visited >= max_features:
+            break
+        f = feature_order[j]
+        n_bins = n_codes[f] + 1
+        codes_f = codes[:, f]
+        identity = True
+        n_known = n_bins - 1
+        if node_hist_offsets[f] >= 0:
+            hist = node_hist[node_hist_offsets[f] : node_hist_offsets[f] + n_bins]
+        elif is_nominal[f] or n_bins <= hist_ratio * n_node:
+            hist = scratch_hist[:n_bins]
+            build_histogram(
+                codes_f, rows, start, end, y_class, y_value, weight, is_classification, hist
+            )
+        else:
+            identity = False
+            n_known = _compact_histogram(
+                codes_f,
+                rows,
+                start,
+                end,
+                n_codes[f],
+                y_class,
+                y_value,
+                weight,
+                is_classification,
+                scratch_codes,
+                scratch_hist,
+                scratch_codes[n_node:],
+            )
+            hist = scratch_hist[: n_known + 1]
+        if is_nominal[f]:
+            n_present = scan_subset(
+                hist,
+                n_bins,
+                node_stats,
+                parent_cost,
+                criterion,
+                is_classification,
+                n_classes,
+                min_count,
+                min_weight,
+                best,
+                scratch_mask,
+            )
+        else:
+            n_present = scan_threshold(
+                hist,
+                scratch_codes[n_node:],
+                identity,
+                n_known,
+                node_stats,
+                parent_cost,
+                criterion,
+                is_classification,
+                min_count,
+                min_weight,
+                best,
+            )
+        if n_present < 2:
+            continue
+        n_visited += 1
+        gain = best[0]
+        if gain > out[OUT_GAIN] or (
+            gain == out[OUT_GAIN] and gain > -np.inf and f < out[OUT_FEATURE]
+        ):
+            out[OUT_GAIN] = gain
+            out[OUT_FEATURE] = f
+            out[OUT_LEFT_CODE] = best[1]
+            out[OUT_RIGHT_CODE] = best[2]
+            out[OUT_MISSING_LEFT] = best[3]
+            out[OUT_IS_SUBSET] = 1.0 if is_nominal[f] else 0.0
+            if is_nominal[f]:
+                out_mask[:n_bins] = scratch_mask[:n_bins]
+
+
+@njit(cache=True)
+def partition_threshold(codes_f, rows, start, end, left_code, missing_code, missing_left, buffer):
+    """Stable in-place partition of ``rows[start:end]`` by ``code <= left_code``.
+
+    Rows whose code is ``missing_code`` go left iff ``missing_left``. Returns
+    the index where the right child's rows begin.
+    """
+    n_left = 0
+    n_right = 0
+    for i in range(start, end):
+        r = rows[i]
+        code = codes_f[r]
+        goes_left = missing_left if code == missing_code else code <= left_code
+        if goes_left:
+            rows[start + n_left] = r
+            n_left += 1
+        else:
+            buffer[n_right] = r
+            n_right += 1
+    rows[start + n_left : end] = buffer[:n_right]
+    return start + n_left
+
+
+@njit(cache=True)
+def partition_by_child(codes_f, rows, start, end, child_of_code, n_children, buffer, bounds):
+    """Stable in-place partition of ``rows[start:end]`` into ``n_children`` runs.
+
+    ``child_of_code[code]`` is the child of each code (every code present must
+    map to a child). Writes the run boundaries to ``bounds[0..n_children]``.
+    """
+    counts = np.zeros(n_children + 1, dtype=np.int64)
+    for i in range(start, end):
+        counts[child_of_code[codes_f[rows[i]]] + 1] += 1
+    for k in range(n_children):
+        counts[k + 1] += counts[k]
+    for k in range(n_children + 1):
+        bounds[k] = start + counts[k]
+    for i in range(start, end):
+        r = rows[i]
+        child = child_of_code[codes_f[r]]
+        buffer[counts[child]] = r
+        counts[child] += 1
+    rows[start:end] = buffer[: end - start]

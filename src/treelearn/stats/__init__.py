@@ -1,0 +1,1 @@
+"""Per-node sufficient statistics: histograms over codes (build, subtract)."""

@@ -1,0 +1,255 @@
+"""The Tree: one entry per node in flat arrays (struct of arrays).
+
+Prediction, export, pruning and model files all read the same arrays, and
+:meth:`Tree.validate` checks them.
+
+Node ``i``:
+
+``feature[i]``
+    feature tested (-1 for a leaf).
+``kind[i]``
+    ``NODE_LEAF``, ``NODE_THRESHOLD`` (child 0 if ``x <= threshold[i]``, else
+    child 1), ``NODE_MULTIWAY`` or ``NODE_SUBSET`` (the child is read from the
+    node's category map).
+``children[child_ptr[i]:child_ptr[i + 1]]``
+    its children, in branch order (CSR, so binary and multiway nodes share one layout).
+``category_child[category_ptr[i]:category_ptr[i + 1]]``
+    for nominal nodes, the child index (0-based, among the node's children)
+    taken by each category code of the feature; ``NO_CHILD`` for a category
+    not seen at the node, which is routed as a missing value. Empty for other nodes.
+``missing_child[i]``
+    child index taken by a missing value, or ``MISSING_BY_WEIGHT``.
+``value[i]``
+    weighted class counts (classification) or the fitted value (regression).
+``n_samples[i]``, ``weight[i]``, ``impurity[i]``
+    rows, their total weight, and the node's impurity.
+"""
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from treelearn._dtypes import (
+    MISSING_BY_WEIGHT,
+    NO_CHILD,
+    NODE_KIND_NAMES,
+    NODE_LEAF,
+    NODE_MULTIWAY,
+    NODE_SUBSET,
+    NODE_THRESHOLD,
+)
+from treelearn.exceptions import ModelFormatError
+from treelearn.tree._traverse import apply_rows, path_nodes
+
+_ARRAY_DTYPES = {
+    "feature": np.int64,
+    "kind": np.int8,
+    "threshold": np.float64,
+    "child_ptr": np.int64,
+    "children": np.int64,
+    "category_ptr": np.int64,
+    "category_child": np.int64,
+    "missing_child": np.int64,
+    "value": np.float64,
+    "n_samples": np.int64,
+    "weight": np.float64,
+    "impurity": np.float64,
+}
+
+
+@dataclass(frozen=True, eq=False)
+class Tree:
+    """A fitted decision tree as flat arrays (see the module docstring).
+
+    Attributes
+    ----------
+    n_features : int
+        Number of input features.
+    n_classes : int
+        Number of classes, 0 for a regression tree.
+    """
+
+    feature: np.ndarray
+    kind: np.ndarray
+    threshold: np.ndarray
+    child_ptr: np.ndarray
+    children: np.ndarray
+    category_ptr: np.ndarray
+    category_child: np.ndarray
+    missing_child: np.ndarray
+    value: np.ndarray
+    n_samples: np.ndarray
+    weight: np.ndarray
+    impurity: np.ndarray
+    n_features: int
+    n_classes: int
+    _depth: np.ndarray = field(init=False, repr=False)
+
+    def __post_init__(self):
+        for name, dtype in _ARRAY_DTYPES.items():
+            array = np.ascontiguousarray(getattr(self, name), dtype=dtype)
+            array.setflags(write=False)
+            object.__setattr__(self, name, array)
+        object.__setattr__(self, "_depth", self._node_depths())
+
+    # -- shape -------------------------------------------------------------
+    @property
+    def node_count(self):
+        """Number of nodes."""
+        return self.feature.shape[0]
+
+    @property
+    def is_leaf(self):
+        """Boolean mask of the leaves."""
+        return self.kind == NODE_LEAF
+
+    @property
+    def n_leaves(self):
+        return int(self.is_leaf.sum())
+
+    @property
+    def node_depth(self):
+        """Depth of every node (the root has depth 0)."""
+        return self._depth
+
+    @property
+    def max_depth(self):
+        return int(self._depth.max()) if self.node_count else 0
+
+    def children_of(self, node):
+        """Children of ``node``, in branch order."""
+        return self.children[self.child_ptr[node] : self.child_ptr[node + 1]]
+
+    def parent(self):
+        """Parent of every node (-1 for the root)."""
+        parents = np.full(self.node_count, -1, dtype=np.int64)
+        counts = np.diff(self.child_ptr)
+        parents[self.children] = np.repeat(np.arange(self.node_count), counts)
+        return parents
+
+    def _node_depths(self):
+        depth = np.zeros(self.feature.shape[0], dtype=np.int64)
+        # Children always have larger indices than their parent (see validate).
+        for node in range(self.feature.shape[0]):
+            kids = self.children[self.child_ptr[node] : self.child_ptr[node + 1]]
+            depth[kids] = depth[node] + 1
+        return depth
+
+    # -- prediction --------------------------------------------------------
+    def _kernel_args(self):
+        return (
+            self.feature,
+            self.kind,
+            self.threshold,
+            self.child_ptr,
+            self.children,
+            self.category_ptr,
+            self.category_child,
+            self.missing_child,
+            self.weight,
+        )
+
+    def apply(self, X):
+        """Index of the leaf each row of the prediction matrix ``X`` reaches."""
+        out = np.empty(X.shape[0], dtype=np.int64)
+        apply_rows(np.ascontiguousarray(X, dtype=np.float64), *self._kernel_args(), out)
+        return out
+
+    def decision_path(self, X):
+        """(row indices, node indices) of every node on each row's path, row-major."""
+        X = np.ascontiguousarray(X, dtype=np.float64)
+        size = X.shape[0] * (self.max_depth + 1)
+        rows = np.empty(size, dtype=np.int64)
+        nodes = np.empty(size, dtype=np.int64)
+        n = path_nodes(X, *self._kernel_args(), self.max_depth, rows, nodes)
+        return rows[:n], nodes[:n]
+
+    def impurity_decrease(self):
+        """Per node, ``weight * impurity`` minus the same summed over its children."""
+        cost = self.weight * self.impurity
+        child_cost = np.zeros(self.node_count)
+        counts = np.diff(self.child_ptr)
+        parents = np.repeat(np.arange(self.node_count), counts)
+        np.add.at(child_cost, parents, cost[self.children])
+        return np.where(self.is_leaf, 0.0, cost - child_cost)
+
+    def feature_importances(self):
+        """Normalised total impurity decrease per feature (Breiman et al. 1984)."""
+        decrease = self.impurity_decrease()
+        internal = ~self.is_leaf
+        importances = np.zeros(self.n_features)
+        np.add.at(importances, self.feature[internal], decrease[internal])
+        total = importances.sum()
+        return importances / total if total > 0 else importances
+
+    # -- checks ------------------------------------------------------------
+    def validate(self):
+        """Check every structural invariant; raise :class:`ModelFormatError` if one fails."""
+        n = self.node_count
+
+        def fail(message):
+            raise ModelFormatError(f"Invalid tree: {message}.")
+
+        if n == 0:
+            fail("it has no nodes")
+        for name in ("kind", "threshold", "missing_child", "n_samples", "weight", "impurity"):
+            if getattr(self, name).shape != (n,):
+                fail(f"{name} has shape {getattr(self, name).shape}, expected ({n},)")
+        if self.child_ptr.shape != (n + 1,) or self.category_ptr.shape != (n + 1,):
+            fail("child_ptr and category_ptr need one entry per node plus one")
+        if self.value.ndim != 2 or self.value.shape[0] != n:
+            fail(f"value has shape {self.value.shape}, expected ({n}, n_outputs)")
+        if self.child_ptr[0] != 0 or np.any(np.diff(self.child_ptr) < 0):
+            fail("child_ptr must start at 0 and never decrease")
+        if self.child_ptr[-1] != self.children.shape[0]:
+            fail("child_ptr does not end at the number of children")
+        if self.category_ptr[0] != 0 or np.any(np.diff(self.category_ptr) < 0):
+            fail("category_ptr must start at 0 and never decrease")
+        if self.category_ptr[-1] != self.category_child.shape[0]:
+            fail("category_ptr does not end at the length of category_child")
+        unknown = set(np.unique(self.kind).tolist()) - set(NODE_KIND_NAMES)
+        if unknown:
+            fail(f"unknown node kinds {sorted(unknown)}")
+        n_children = np.diff(self.child_ptr)
+        leaf = self.kind == NODE_LEAF
+        if np.any(n_children[leaf] != 0) or np.any(self.feature[leaf] != -1):
+            fail("a leaf has children or a feature")
+        if np.any(n_children[~leaf] < 2):
+            fail("an internal node has fewer than two children")
+        if np.any((self.feature[~leaf] < 0) | (self.feature[~leaf] >= self.n_features)):
+            fail("an internal node tests a feature out of range")
+        binary = (self.kind == NODE_THRESHOLD) | (self.kind == NODE_SUBSET)
+        if np.any(n_children[binary] != 2):
+            fail("a threshold or subset node does not have exactly two children")
+        if np.any(
+            ~np.isfinite(self.threshold[self.kind == NODE_THRESHOLD])
+            & ~np.isposinf(self.threshold[self.kind == NODE_THRESHOLD])
+        ):
+            fail("a threshold is NaN or -inf")
+        parents = np.repeat(np.arange(n), n_children)
+        if np.any(self.children <= parents) or np.any(self.children >= n):
+            fail("every child must come after its parent and be a node of the tree")
+        if np.unique(self.children).shape[0] != self.children.shape[0] or (
+            self.children.shape[0] != n - 1
+        ):
+            fail("every node but the root must be the child of exactly one node")
+        nominal = (self.kind == NODE_MULTIWAY) | (self.kind == NODE_SUBSET)
+        n_categories = np.diff(self.category_ptr)
+        if np.any(n_categories[~nominal] != 0):
+            fail("a node that is not nominal has a category map")
+        owner = np.repeat(np.arange(n), n_categories)
+        cats = self.category_child
+        if np.any((cats != NO_CHILD) & ((cats < 0) | (cats >= n_children[owner]))):
+            fail("a category map points outside its node's children")
+        missing = self.missing_child[~leaf]
+        if np.any(
+            (missing != MISSING_BY_WEIGHT) & ((missing < 0) | (missing >= n_children[~leaf]))
+        ):
+            fail("missing_child points outside its node's children")
+        if np.any(self.n_samples < 0) or np.any(self.weight < 0):
+            fail("negative n_samples or weight")
+        child_total = np.zeros(n, dtype=np.int64)
+        np.add.at(child_total, parents, self.n_samples[self.children])
+        if np.any(child_total[~leaf] != self.n_samples[~leaf]):
+            fail("an internal node's n_samples is not the sum of its children's")
+        return self
