@@ -1,13 +1,13 @@
 """treelearn: decision-tree learning (ID3, C4.5, CART, ...), fast and explainable."""
 
-from importlib.metadata import PackageNotFoundError, version
+import importlib.metadata as _metadata
 
 from treelearn.estimators import CARTClassifier, CARTRegressor
 from treelearn.tree import Tree
 
 try:
-    __version__ = version("treelearn")
-except PackageNotFoundError:  # pragma: no cover - running from a source tree
+    __version__ = _metadata.version("treelearn")
+except _metadata.PackageNotFoundError:  # pragma: no cover - running from a source tree
     __version__ = "0.0.0+unknown"
 
 __all__ = ["CARTClassifier", "CARTRegressor", "Tree", "__version__"]

@@ -6,8 +6,13 @@ import numpy as np
 
 from treelearn._dtypes import code_dtype_for
 from treelearn.data.encoding import encode_nominal, encode_numeric_exact
-from treelearn.data.schema import NOMINAL, FeatureSchema, infer_schema, read_columns
-from treelearn.exceptions import DataError
+from treelearn.data.schema import (
+    NOMINAL,
+    FeatureSchema,
+    check_not_empty,
+    infer_schema,
+    read_table,
+)
 
 
 @dataclass(frozen=True)
@@ -54,17 +59,27 @@ def build_dataset(X, categorical_features=None):
     Parameters
     ----------
     X : array-like or DataFrame of shape (n_samples, n_features)
-    categorical_features : see :func:`treelearn.data.schema.read_columns`
+    categorical_features : see :func:`treelearn.data.schema.read_table`
 
     Returns
     -------
     Dataset
     """
-    columns, from_frame = read_columns(X, categorical_features)
-    n_rows = columns[0].values.shape[0] if columns else 0
-    if n_rows == 0:
-        raise DataError("X has 0 rows (n_samples=0); at least one row is needed to fit a tree.")
-    schema = infer_schema(columns, from_frame)
+    return encode_table(read_table(X, categorical_features))
+
+
+def encode_table(table):
+    """Validate and encode a :class:`~treelearn.data.schema.RawTable` (exact codes).
+
+    Raises
+    ------
+    DataError
+        If the table has no row or no column, a numeric column holds an
+        infinite value, or a column has no known value.
+    """
+    check_not_empty(table)
+    columns = table.columns
+    schema = infer_schema(columns, table.from_frame)
     code_columns = []
     numeric_values = []
     n_codes = np.empty(len(columns), dtype=np.int64)
@@ -79,7 +94,7 @@ def build_dataset(X, categorical_features=None):
         code_columns.append(codes)
         numeric_values.append(values)
     dtype = code_dtype_for(int(n_codes.max()))
-    matrix = np.empty((n_rows, len(columns)), dtype=dtype, order="F")
+    matrix = np.empty((table.n_rows, len(columns)), dtype=dtype, order="F")
     for j, codes in enumerate(code_columns):
         matrix[:, j] = codes
     return Dataset(

@@ -42,7 +42,7 @@ def encode_numeric_exact(column):
 
 def encode_nominal(values, categories):
     """Index of each value in ``categories``; missing or unknown values get ``len(categories)``."""
-    codes = pd.Categorical(values, categories=list(categories)).codes.astype(np.int64)
+    codes = pd.Index(list(categories), dtype=object).get_indexer(values).astype(np.int64)
     codes[codes < 0] = len(categories)
     return codes
 

@@ -1,26 +1,47 @@
 """Reading the columns of ``X`` and deciding each column's kind.
 
-Any input becomes a list of :class:`RawColumn` (name, kind, values as a numpy
-array, categories where the input declares them). DataFrames of every library
-narwhals supports (pandas, polars, pyarrow, ...) are read through narwhals, so
-there is no hand-written converter per library.
+Any input becomes a :class:`RawTable`: a list of :class:`RawColumn` (name,
+kind, values as a numpy array, missing mask, categories where the input
+declares them) and the number of rows. DataFrames of every library narwhals
+supports (pandas, polars, pyarrow, ...) are read through narwhals, so there is
+no hand-written converter per library.
 
 Kinds
-    ``nominal``: pandas ``category``, polars ``Enum``/``Categorical``, string,
-    ``object`` and ``bool`` columns; numpy columns named in
-    ``categorical_features``; numpy ``object`` columns whose values are not
-    numbers. ``numeric``: every other numeric column.
+    ``nominal``: pandas ``category``, polars ``Enum``/``Categorical``, pyarrow
+    ``dictionary``, string, ``object`` holding strings, and ``bool`` columns;
+    numpy columns named in ``categorical_features``; numpy ``object`` columns
+    whose values are not numbers. ``numeric``: every other numeric column.
 
 Categories
     A declared category list (pandas ``category``, polars ``Enum``) is kept in
-    its declared order; ``bool`` columns are ``[False, True]``; other nominal
-    columns use their distinct non-missing training values, sorted.
+    its declared order, unused categories included; ``bool`` columns are
+    ``[False, True]``; other nominal columns (polars ``Categorical`` and
+    pyarrow ``dictionary`` included, whose order is the order values were first
+    seen) use their distinct non-missing training values, sorted.
 
 Missing values
-    ``NaN``, ``None``, ``pd.NA`` and ``NaT`` are missing in every kind of column.
+    ``NaN``, ``None``, ``pd.NA``, ``NaT`` and the nulls of polars and pyarrow
+    are missing in every kind of column.
+
+Feature names
+    A DataFrame whose column names are all strings has feature names: the
+    model remembers them and, at prediction, matches DataFrame columns by
+    name in any order. Columns of other inputs (numpy arrays, DataFrames with
+    non-string names such as ``0, 1, 2``) are taken by position, as in
+    scikit-learn.
+
+Prediction-time checks
+    A column must keep its kind: numbers where the model saw numbers, and, in
+    a nominal column, values of the same type (strings, numbers or booleans)
+    as its training categories. A value of the right type that is not a
+    training category is routed like a missing value; a value of another type
+    (the number ``3`` in a column trained on strings) raises
+    :class:`~treelearn.exceptions.SchemaMismatchError`, since it almost always
+    means the column was encoded differently than in training.
 """
 
-from dataclasses import dataclass
+import numbers
+from dataclasses import dataclass, replace
 
 import narwhals.stable.v2 as nw
 import numpy as np
@@ -31,6 +52,8 @@ from treelearn.exceptions import DataError, ParameterError, SchemaMismatchError
 NOMINAL = "nominal"
 NUMERIC = "numeric"
 _MAX_LISTED = 10
+#: What :func:`pandas.api.types.infer_dtype` says of an object column of numbers.
+NUMBER_KINDS = frozenset({"integer", "floating", "mixed-integer-float", "decimal", "empty"})
 
 
 @dataclass(frozen=True)
@@ -55,6 +78,37 @@ class RawColumn:
     values: np.ndarray
     missing: np.ndarray
     categories: tuple | None = None
+
+    def take(self, rows):
+        """This column restricted to ``rows`` (a boolean mask or indices)."""
+        return replace(self, values=self.values[rows], missing=self.missing[rows])
+
+
+@dataclass(frozen=True)
+class RawTable:
+    """The columns of ``X`` before encoding.
+
+    Attributes
+    ----------
+    columns : list of RawColumn
+    n_rows : int
+    from_frame : bool
+        True when the column names came from a DataFrame (all strings).
+    """
+
+    columns: list
+    n_rows: int
+    from_frame: bool
+
+    @property
+    def shape(self):
+        return (self.n_rows, len(self.columns))
+
+    def take(self, rows):
+        """The table restricted to ``rows`` (a boolean mask or indices)."""
+        columns = [column.take(rows) for column in self.columns]
+        n_rows = int(np.count_nonzero(rows)) if np.asarray(rows).dtype == bool else len(rows)
+        return RawTable(columns, n_rows, self.from_frame)
 
 
 @dataclass(frozen=True)
@@ -97,7 +151,8 @@ def describe_rows(rows):
 
 
 def _describe_names(names):
-    return ", ".join(repr(n) for n in names)
+    shown = ", ".join(show_value(n) for n in names[:_MAX_LISTED])
+    return shown + (f", ... ({len(names)} in all)" if len(names) > _MAX_LISTED else "")
 
 
 def is_dataframe(X):
@@ -105,7 +160,39 @@ def is_dataframe(X):
     return nw.dependencies.is_into_dataframe(X)
 
 
-def read_columns(X, categorical_features=None):
+def has_feature_names(X):
+    """True for a DataFrame whose column names are all strings."""
+    if not is_dataframe(X):
+        return False
+    return _frame_names(_from_native(X)) is not None
+
+
+def _from_native(X):
+    """``X`` as a narwhals DataFrame; duplicated column names are a :class:`DataError`."""
+    try:
+        return nw.from_native(X, eager_only=True)
+    except nw.exceptions.DuplicateError as exc:
+        raise DataError(
+            f"X has duplicated column names: {exc}\nGive every column its own name."
+        ) from exc
+
+
+def _frame_names(frame):
+    """The column names as strings, or None when none of them is a string."""
+    names = list(frame.columns)
+    are_strings = [isinstance(name, str) for name in names]
+    if all(are_strings) and names:
+        return names
+    if any(are_strings):
+        kinds = sorted({type(name).__name__ for name in names})
+        raise DataError(
+            f"X has column names of several types ({', '.join(kinds)}); feature names "
+            "must all be strings. Convert them, e.g. X.columns = X.columns.astype(str)."
+        )
+    return None
+
+
+def read_table(X, categorical_features=None):
     """Split ``X`` into :class:`RawColumn` objects, one per column.
 
     Parameters
@@ -117,23 +204,38 @@ def read_columns(X, categorical_features=None):
 
     Returns
     -------
-    columns : list of RawColumn
-    from_frame : bool
+    RawTable
     """
     if is_dataframe(X):
-        frame = nw.from_native(X, eager_only=True)
-        names = [str(name) for name in frame.columns]
+        frame = _from_native(X)
+        string_names = _frame_names(frame)
+        names = string_names or [str(name) for name in frame.columns]
         forced = _resolve_categorical(categorical_features, names)
         columns = [
-            _read_frame_column(frame[col], name, forced[i])
-            for i, (col, name) in enumerate(zip(frame.columns, names, strict=True))
+            _read_frame_column(series, name, forced[j])
+            for j, (series, name) in enumerate(zip(frame.iter_columns(), names, strict=True))
         ]
-        return columns, True
+        return RawTable(columns, int(frame.shape[0]), string_names is not None)
     array = _as_2d_array(X)
     names = [f"x{j}" for j in range(array.shape[1])]
     forced = _resolve_categorical(categorical_features, names)
     columns = [_read_array_column(array[:, j], names[j], forced[j]) for j in range(array.shape[1])]
-    return columns, False
+    return RawTable(columns, int(array.shape[0]), False)
+
+
+def check_not_empty(table):
+    """Raise a :class:`DataError` when ``table`` has no row or no column."""
+    n_rows, n_columns = table.shape
+    if n_rows == 0:
+        raise DataError(
+            f"Found array with 0 sample(s) (shape={table.shape}) while a minimum of 1 is "
+            "required: X has no rows. Pass at least one row to fit a tree."
+        )
+    if n_columns == 0:
+        raise DataError(
+            f"Found array with 0 feature(s) (shape={table.shape}) while a minimum of 1 is "
+            "required: X has no columns. Pass at least one feature column."
+        )
 
 
 def _as_2d_array(X):
@@ -143,12 +245,18 @@ def _as_2d_array(X):
     if array.ndim != 2:
         raise DataError(
             f"Expected a 2D array (n_samples, n_features), got an array of shape "
-            f"{array.shape}. Reshape your data, e.g. X.reshape(-1, 1) for a single feature."
+            f"{array.shape}. Reshape your data, e.g. X.reshape(-1, 1) for a single feature "
+            "or X.reshape(1, -1) for a single row."
         )
-    if array.dtype.kind not in "biufcOUSM":
-        raise DataError(f"Unsupported dtype {array.dtype} for X.")
     if array.dtype.kind == "c":
-        raise DataError("Complex data is not supported; pass real numbers.")
+        raise DataError(
+            f"Complex data not supported: X has dtype {array.dtype}. Pass real numbers."
+        )
+    if array.dtype.kind not in "biufOUS":
+        raise DataError(
+            f"X has dtype {array.dtype}, which treelearn cannot learn from; pass numbers, "
+            "strings or booleans (convert dates to numbers first)."
+        )
     return array
 
 
@@ -158,6 +266,8 @@ def _resolve_categorical(categorical_features, names):
     mask = np.zeros(n, dtype=bool)
     if categorical_features is None:
         return mask
+    if isinstance(categorical_features, str):
+        categorical_features = [categorical_features]
     given = np.asarray(categorical_features)
     if given.dtype == bool:
         if given.shape != (n,):
@@ -171,15 +281,14 @@ def _resolve_categorical(categorical_features, names):
             if item not in names:
                 raise ParameterError(
                     f"categorical_features names column {item!r}, which is not in X; "
-                    f"columns are {_describe_names(names[:_MAX_LISTED])}"
-                    + (" ..." if n > _MAX_LISTED else "")
-                    + "."
+                    f"the columns are {_describe_names(names)}."
                 )
             mask[names.index(item)] = True
         elif isinstance(item, int):
             if not -n <= item < n:
                 raise ParameterError(
-                    f"categorical_features index {item} is out of range for {n} columns."
+                    f"categorical_features index {item} is out of range for X with {n} "
+                    f"columns; use indices in [0, {n - 1}]."
                 )
             mask[item] = True
         else:
@@ -190,38 +299,55 @@ def _resolve_categorical(categorical_features, names):
     return mask
 
 
-def _nominal_values(values):
+def _nominal_values(values, missing=None):
     values = np.asarray(values, dtype=object)
-    return values, np.asarray(pd.isna(values), dtype=bool)
+    is_missing = np.asarray(pd.isna(values), dtype=bool)
+    if missing is not None:
+        is_missing |= missing
+    if is_missing.any():
+        values = values.copy()
+        values[is_missing] = None
+    return values, is_missing
 
 
-def _numeric_values(values, name):
+def _numeric_values(values, name, missing=None):
     try:
-        numbers = np.asarray(values, dtype=np.float64)
+        as_float = np.asarray(values, dtype=np.float64)
     except (TypeError, ValueError) as exc:
         raise DataError(
             f"Column {name!r} was declared numeric but holds values that are not numbers "
             f"({exc}); declare it nominal (categorical_features) or clean it."
         ) from exc
-    return numbers, np.isnan(numbers)
+    if missing is not None and missing.any():
+        as_float = as_float.copy()
+        as_float[missing] = np.nan
+    return as_float, np.isnan(as_float)
+
+
+def declared_categories(series):
+    """The declared category order of a pandas ``category`` or polars ``Enum`` column."""
+    dtype = series.dtype
+    if isinstance(dtype, nw.Enum):
+        return tuple(_python(c) for c in dtype.categories)
+    if dtype == nw.Categorical and nw.dependencies.is_pandas_like_series(nw.to_native(series)):
+        return tuple(_python(c) for c in series.cat.get_categories().to_list())
+    return None
 
 
 def _read_frame_column(series, name, forced_nominal):
     dtype = series.dtype
-    native_categories = None
-    if isinstance(dtype, nw.Enum):
-        native_categories = tuple(dtype.categories)
-    elif dtype == nw.Categorical:
-        native = nw.to_native(series)
-        if isinstance(native, pd.Series):
-            native_categories = tuple(native.cat.categories.tolist())
-    if dtype == nw.Boolean:
-        native_categories = (False, True)
-    if native_categories is not None or dtype in (nw.String, nw.Boolean) or forced_nominal:
-        values, missing = _nominal_values(series.to_numpy())
-        return RawColumn(name, NOMINAL, values, missing, native_categories)
+    # Nulls come from the library itself: pyarrow's dictionary arrays turn
+    # nulls into arbitrary categories when converted to numpy.
+    null = np.asarray(series.is_null().to_numpy(), dtype=bool)
+    nominal_dtype = dtype in (nw.String, nw.Boolean, nw.Categorical, nw.Enum)
+    if nominal_dtype or forced_nominal:
+        categories = declared_categories(series)
+        if dtype == nw.Boolean:
+            categories = (False, True)
+        values, missing = _nominal_values(series.to_numpy(), null)
+        return RawColumn(name, NOMINAL, values, missing, categories)
     if dtype.is_numeric():
-        values, missing = _numeric_values(series.to_numpy(), name)
+        values, missing = _numeric_values(series.to_numpy(), name, null)
         return RawColumn(name, NUMERIC, values, missing)
     if dtype == nw.Object:
         return _read_array_column(series.to_numpy(), name, False)
@@ -232,28 +358,42 @@ def _read_frame_column(series, name, forced_nominal):
 
 
 def _read_array_column(values, name, forced_nominal):
-    if forced_nominal or values.dtype.kind in "US":
+    if forced_nominal or values.dtype.kind in "USb":
+        categories = (False, True) if values.dtype.kind == "b" else None
         values, missing = _nominal_values(values)
-        return RawColumn(name, NOMINAL, values, missing)
+        return RawColumn(name, NOMINAL, values, missing, categories)
     if values.dtype.kind == "O":
         missing = np.asarray(pd.isna(values), dtype=bool)
-        try:
-            numbers = np.asarray(values, dtype=np.float64)
-        except (TypeError, ValueError):
-            return RawColumn(name, NOMINAL, values, missing)
-        return RawColumn(name, NUMERIC, numbers, np.isnan(numbers))
-    numbers, missing = _numeric_values(values, name)
-    return RawColumn(name, NUMERIC, numbers, missing)
+        known = values[~missing]
+        if pd.api.types.infer_dtype(known, skipna=True) in NUMBER_KINDS:
+            numbers_ = np.full(values.shape[0], np.nan)
+            numbers_[~missing] = np.asarray(known, dtype=np.float64)
+            return RawColumn(name, NUMERIC, numbers_, missing)
+        values, missing = _nominal_values(values, missing)
+        return RawColumn(name, NOMINAL, values, missing)
+    numbers_, missing = _numeric_values(values, name)
+    return RawColumn(name, NUMERIC, numbers_, missing)
+
+
+def _family(value):
+    """``"string"``, ``"boolean"``, ``"number"`` or the type name of a category value."""
+    if isinstance(value, (bool, np.bool_)):
+        return "boolean"
+    if isinstance(value, numbers.Number):
+        return "number"
+    if isinstance(value, (str, bytes)):
+        return "string"
+    return type(value).__name__
 
 
 def _sorted_categories(values, missing, name):
-    present = pd.unique(values[~missing])
+    present = [_python(v) for v in pd.unique(values[~missing])]
     try:
         return tuple(sorted(present))
     except TypeError:
-        # Mixed types (e.g. 1 and "a"): order by type name, then value.
+        # Mixed types (e.g. 1 and "a"): order by kind of value, then value.
         try:
-            return tuple(sorted(present, key=lambda v: (type(v).__name__, v)))
+            return tuple(sorted(present, key=lambda v: (_family(v), v)))
         except TypeError as exc:
             raise DataError(
                 f"Column {name!r} holds values that cannot be ordered or compared ({exc}); "
@@ -268,13 +408,17 @@ def infer_schema(columns, from_frame):
     names = [c.name for c in columns]
     duplicated = sorted({n for n in names if names.count(n) > 1})
     if duplicated:
-        raise DataError(f"X has duplicated column names: {_describe_names(duplicated)}.")
+        raise DataError(
+            f"X has duplicated column names: {_describe_names(duplicated)}; "
+            "give every column its own name."
+        )
     categories = []
     for column in columns:
         if column.missing.all():
             raise DataError(
-                f"Column {column.name!r} has no known value (every row is missing); "
-                "drop it before fitting."
+                f"Column {column.name!r} has no known value (every one of its "
+                f"{column.missing.shape[0]} training rows is missing); a tree cannot "
+                "learn from it. Drop the column before fitting."
             )
         if column.kind == NUMERIC:
             check_finite(column)
@@ -302,50 +446,108 @@ def check_finite(column):
         )
 
 
-def align_columns(X, schema):
+def align_columns(X, schema, estimator_name="the model"):
     """Read predict-time ``X`` and put its columns in the fitted order.
 
     DataFrame columns are matched by name (any order) when the model was fitted
-    on a DataFrame; otherwise by position.
+    on a DataFrame with feature names; otherwise by position. Every column is
+    checked against its fitted kind (see the module docstring).
     """
     forced = [i for i, kind in enumerate(schema.kinds) if kind == NOMINAL]
-    if is_dataframe(X) and schema.from_frame:
-        frame = nw.from_native(X, eager_only=True)
-        given = [str(c) for c in frame.columns]
-        missing = [n for n in schema.names if n not in given]
-        extra = [n for n in given if n not in schema.names]
-        if missing or extra:
-            parts = []
-            if missing:
-                parts.append(f"missing columns {_describe_names(missing)}")
-            if extra:
-                parts.append(f"unexpected columns {_describe_names(extra)}")
-            raise SchemaMismatchError(
-                f"X does not have the columns the model was fitted on: {'; '.join(parts)}. "
-                "Pass exactly the training columns (their order does not matter)."
-            )
-        lookup = dict(zip(given, frame.columns, strict=True))
-        columns = [
-            _read_frame_column(frame[lookup[name]], name, schema.kinds[i] == NOMINAL)
-            for i, name in enumerate(schema.names)
-        ]
+    if schema.from_frame and has_feature_names(X):
+        columns = _columns_by_name(X, schema)
     else:
-        columns, _ = read_columns(X, categorical_features=forced or None)
-        if len(columns) != schema.n_features:
+        if not is_dataframe(X):
+            X = _as_2d_array(X)
+        same_width = X.shape[1] == schema.n_features
+        table = read_table(X, categorical_features=forced if forced and same_width else None)
+        if len(table.columns) != schema.n_features:
             raise SchemaMismatchError(
-                f"X has {len(columns)} features, but the model was fitted with "
-                f"{schema.n_features} features; pass the same columns as in training."
+                f"X has {len(table.columns)} features, but {estimator_name} is expecting "
+                f"{schema.n_features} features as input; pass the {schema.n_features} "
+                "columns the model was fitted on, in the same order."
             )
         columns = [
-            RawColumn(name, kind, c.values, c.missing, c.categories)
-            for name, kind, c in zip(schema.names, schema.kinds, columns, strict=True)
+            replace(column, name=name)
+            for name, column in zip(schema.names, table.columns, strict=True)
         ]
-    for column, kind in zip(columns, schema.kinds, strict=True):
-        if column.kind != kind:
-            raise SchemaMismatchError(
-                f"Column {column.name!r} was {kind} at fit time but is {column.kind} now; "
-                "pass it with the same kind of values as in training."
-            )
-        if kind == NUMERIC:
-            check_finite(column)
-    return columns
+    return [
+        _conform_column(column, schema.kinds[j], schema.categories[j])
+        for j, column in enumerate(columns)
+    ]
+
+
+def _columns_by_name(X, schema):
+    frame = _from_native(X)
+    given = list(frame.columns)
+    absent = [n for n in schema.names if n not in given]
+    extra = [n for n in given if n not in schema.names]
+    if absent or extra:
+        parts = []
+        if absent:
+            parts.append(f"missing columns {_describe_names(absent)}")
+        if extra:
+            parts.append(f"unexpected columns {_describe_names(extra)}")
+        raise SchemaMismatchError(
+            f"X does not have the columns the model was fitted on: {'; '.join(parts)}. "
+            "Pass exactly the training columns (their order does not matter)."
+        )
+    return [
+        _read_frame_column(frame.get_column(name), name, schema.kinds[j] == NOMINAL)
+        for j, name in enumerate(schema.names)
+    ]
+
+
+def _conform_column(column, kind, categories):
+    """``column`` checked against its fitted kind; a column with no known value is all missing."""
+    if column.missing.all():
+        n_rows = column.missing.shape[0]
+        values = np.full(n_rows, np.nan) if kind == NUMERIC else np.full(n_rows, None, object)
+        return replace(column, kind=kind, values=values)
+    _check_column_kind(column, kind, categories)
+    return column
+
+
+def _check_column_kind(column, kind, categories):
+    if column.kind != kind:
+        example = ", ".join(show_value(v) for v in column.values[~column.missing][:3])
+        raise SchemaMismatchError(
+            f"Column {column.name!r} was {kind} at fit time but holds {column.kind} values "
+            f"now (e.g. {example}); pass it with the same kind of values as in training."
+        )
+    if kind == NUMERIC:
+        check_finite(column)
+        return
+    trained = {_family(c) for c in categories}
+    present = pd.unique(column.values[~column.missing])
+    foreign = [v for v in present if _family(v) not in trained]
+    if not foreign:
+        return
+    bad_families = sorted({_family(v) for v in foreign})
+    bad_rows = [
+        i
+        for i, v in enumerate(column.values)
+        if not column.missing[i] and _family(v) in bad_families
+    ]
+    raise SchemaMismatchError(
+        f"Column {column.name!r} was trained on {_plural(trained)} (categories "
+        f"{_describe_names(list(categories))}) but holds {_plural(bad_families)} at rows "
+        f"{describe_rows(bad_rows)} (e.g. {show_value(foreign[0])}). Pass the values as in "
+        "training (for example convert the column with .astype(str) if it was trained on "
+        "strings); categories of the right type that were never seen in training are "
+        "treated as missing."
+    )
+
+
+def _python(value):
+    """A numpy scalar as the Python scalar it holds; anything else unchanged."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def show_value(value):
+    """``repr`` of a value, numpy scalars shown as Python ones."""
+    return repr(_python(value))
+
+
+def _plural(families):
+    return " and ".join(f"{family}s" for family in sorted(families))

@@ -3,6 +3,13 @@
 An estimator turns its parameters into a :class:`~treelearn.growing.GrowthSpec`
 (its algorithm's preset with the user's values), encodes ``X``, runs the
 grower and keeps the resulting :class:`~treelearn.tree.Tree` as ``tree_``.
+
+Fit, step by step: check the parameters; read ``X`` (:mod:`treelearn.data.schema`)
+and refuse empty data; check ``y`` and ``sample_weight`` against the rows of
+``X``; drop the rows of weight zero (they change no statistic, and dropping
+them makes a weight of 0 the same as removing the row and a weight of ``k``
+the same as repeating it ``k`` times, thresholds included, as in
+scikit-learn); encode the columns; grow.
 """
 
 import numbers
@@ -12,55 +19,71 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
-from treelearn.data.dataset import build_dataset
+from treelearn.criteria import criterion_id
+from treelearn.data.dataset import encode_table
 from treelearn.data.encoding import prediction_matrix
-from treelearn.data.schema import align_columns, is_dataframe
+from treelearn.data.schema import align_columns, check_not_empty, has_feature_names, read_table
 from treelearn.data.target import validate_sample_weight
-from treelearn.exceptions import ParameterError
+from treelearn.exceptions import DataError, ParameterError
 from treelearn.growing import Grower
+from treelearn.growing.spec import MISSING_POLICIES
 
 
-def _check_int(name, value, low, allow_none=False):
+def _is_int(value):
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+def _is_real(value):
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+def _check_int(name, value, low, allow_none=False, hint=""):
     if value is None and allow_none:
         return None
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
+    if not _is_int(value) or value < low:
         expected = f"an integer >= {low}" + (" or None" if allow_none else "")
-        raise ParameterError(f"{name} must be {expected}, got {value!r}.")
+        raise ParameterError(f"{name} must be {expected}, got {value!r}.{hint}")
     return int(value)
 
 
 def _check_float(name, value, low, high):
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not (low <= value <= high):
+    if not _is_real(value) or not (low <= value <= high):
         raise ParameterError(f"{name} must be a number in [{low}, {high}], got {value!r}.")
     return float(value)
 
 
 def resolve_min_samples(name, value, n_rows, low):
     """An int count, or a float fraction of ``n_rows`` (rounded up), as scikit-learn does."""
-    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+    if _is_int(value):
         return _check_int(name, value, low)
-    if isinstance(value, numbers.Real) and 0.0 < value <= 1.0:
+    if _is_real(value) and 0.0 < value <= 1.0:
         return max(low, int(np.ceil(value * n_rows)))
     raise ParameterError(
-        f"{name} must be an integer >= {low} or a fraction in (0, 1], got {value!r}."
+        f"{name} must be an integer >= {low} (a number of rows) or a fraction in (0, 1] "
+        f"of the rows, got {value!r}."
     )
 
 
 def resolve_max_features(value, n_features):
-    """Number of features drawn per node from ``max_features``."""
+    """Number of features drawn per node from ``max_features``.
+
+    With ``n_features=None`` only the kind of ``value`` is checked.
+    """
     if value is None:
         return n_features
-    if value == "sqrt":
-        return max(1, int(np.sqrt(n_features)))
-    if value == "log2":
-        return max(1, int(np.log2(n_features)))
-    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
-        if 1 <= value <= n_features:
-            return int(value)
-    elif isinstance(value, numbers.Real) and 0.0 < value <= 1.0:
-        return max(1, int(value * n_features))
+    if isinstance(value, str) and value in ("sqrt", "log2"):
+        if n_features is None:
+            return None
+        root = np.sqrt(n_features) if value == "sqrt" else np.log2(n_features)
+        return max(1, int(root))
+    if _is_int(value):
+        if value >= 1 and (n_features is None or value <= n_features):
+            return None if n_features is None else int(value)
+    elif _is_real(value) and 0.0 < value <= 1.0:
+        return None if n_features is None else max(1, int(value * n_features))
+    upper = "n_features" if n_features is None else f"n_features={n_features}"
     raise ParameterError(
-        f"max_features must be None, 'sqrt', 'log2', an integer in [1, n_features={n_features}] "
+        f"max_features must be None, 'sqrt', 'log2', an integer in [1, {upper}] "
         f"or a fraction in (0, 1], got {value!r}."
     )
 
@@ -70,6 +93,40 @@ class BaseTree(BaseEstimator):
 
     #: The algorithm's :class:`GrowthSpec` preset; subclasses set it.
     _preset = None
+    #: True for classifiers (chooses the criteria a ``criterion`` may name).
+    _classification = True
+
+    def _check_params(self):
+        """Check every parameter that does not depend on the data (before reading it)."""
+        criterion_id(self.criterion, self._classification)
+        if self.missing not in MISSING_POLICIES:
+            raise ParameterError(
+                f"missing must be one of {', '.join(repr(m) for m in MISSING_POLICIES)}, "
+                f"got {self.missing!r}."
+            )
+        _check_int(
+            "max_depth",
+            self.max_depth,
+            1,
+            allow_none=True,
+            hint=" The root has depth 0; use None for no limit.",
+        )
+        resolve_min_samples("min_samples_leaf", self.min_samples_leaf, 1, 1)
+        resolve_min_samples("min_samples_split", self.min_samples_split, 2, 2)
+        _check_float("min_weight_fraction_leaf", self.min_weight_fraction_leaf, 0.0, 0.5)
+        _check_float("min_impurity_decrease", self.min_impurity_decrease, 0.0, np.inf)
+        _check_int("max_leaf_nodes", self.max_leaf_nodes, 2, allow_none=True)
+        resolve_max_features(self.max_features, None)
+        _check_int("max_surrogates", self.max_surrogates, 0)
+        state = self.random_state
+        if not (state is None or _is_int(state)) and not isinstance(
+            state, (np.random.RandomState, np.random.Generator)
+        ):
+            raise ParameterError(
+                f"random_state must be None, an integer, a numpy RandomState or Generator, "
+                f"got {state!r}."
+            )
+        self._extra_spec()
 
     def _growth_spec(self, n_rows, total_weight, n_features):
         min_samples_leaf = resolve_min_samples("min_samples_leaf", self.min_samples_leaf, n_rows, 1)
@@ -96,12 +153,39 @@ class BaseTree(BaseEstimator):
     def _extra_spec(self):
         return {}
 
-    def _fit_tree(self, X, y_encoded, sample_weight, n_classes):
-        """Encode ``X`` and grow ``tree_``; ``sample_weight`` is already validated."""
-        dataset = build_dataset(X, self.categorical_features)
-        spec = self._growth_spec(dataset.n_samples, float(sample_weight.sum()), dataset.n_features)
+    def _encode_target(self, y, n_rows):
+        """Subclasses: ``(y_encoded, n_classes, row_factor, fitted_attributes)``.
+
+        ``row_factor`` multiplies ``sample_weight`` (class weights) or is None;
+        ``fitted_attributes`` are set on the estimator once the tree is grown.
+        """
+        raise NotImplementedError
+
+    def _fit(self, X, y, sample_weight):
+        """Validate everything, drop zero-weight rows, encode ``X`` and grow ``tree_``."""
+        self._check_params()
+        table = read_table(X, self.categorical_features)
+        check_not_empty(table)
+        y_encoded, n_classes, row_factor, fitted = self._encode_target(y, table.n_rows)
+        weight = validate_sample_weight(sample_weight, table.n_rows)
+        if row_factor is not None:
+            weight = weight * row_factor
+            if not weight.any():
+                raise DataError(
+                    "sample_weight times class_weight is zero for every row; at least one "
+                    "row needs a positive weight (check class_weight)."
+                )
+        positive = weight > 0
+        if not positive.all():
+            table = table.take(positive)
+            y_encoded = y_encoded[positive]
+            weight = weight[positive]
+        dataset = encode_table(table)
+        spec = self._growth_spec(dataset.n_samples, float(weight.sum()), dataset.n_features)
         rng = np.random.default_rng(self.random_state_seed())
-        tree = Grower(dataset, y_encoded, sample_weight, n_classes, spec, rng).grow()
+        tree = Grower(dataset, y_encoded, weight, n_classes, spec, rng).grow()
+        for name, value in fitted.items():
+            setattr(self, name, value)
         self.tree_ = tree
         self.feature_schema_ = dataset.schema
         self.n_features_in_ = dataset.n_features
@@ -120,28 +204,27 @@ class BaseTree(BaseEstimator):
             return int(state.integers(np.iinfo(np.int32).max))
         return state
 
-    @staticmethod
-    def _weights(sample_weight, n_rows):
-        return validate_sample_weight(sample_weight, n_rows)
-
     def _prediction_matrix(self, X):
         check_is_fitted(self, "tree_")
         schema = self.feature_schema_
-        if is_dataframe(X) and not schema.from_frame:
+        named = has_feature_names(X)
+        if named and not schema.from_frame:
             warnings.warn(
                 f"X has feature names, but {type(self).__name__} was fitted without feature "
                 "names; columns are taken by position.",
                 UserWarning,
                 stacklevel=3,
             )
-        elif not is_dataframe(X) and schema.from_frame:
+        elif not named and schema.from_frame:
             warnings.warn(
                 f"X does not have valid feature names, but {type(self).__name__} was fitted "
                 "with feature names; columns are taken in the fitted order.",
                 UserWarning,
                 stacklevel=3,
             )
-        columns = align_columns(X, schema)
+        if _is_plain_numeric_matrix(X, schema):
+            return X
+        columns = align_columns(X, schema, estimator_name=type(self).__name__)
         return prediction_matrix(columns, schema)
 
     def apply(self, X):
@@ -155,7 +238,8 @@ class BaseTree(BaseEstimator):
         -------
         ndarray of int64, shape (n_samples,)
         """
-        return self.tree_.apply(self._prediction_matrix(X))
+        matrix = self._prediction_matrix(X)  # raises NotFittedError first
+        return self.tree_.apply(matrix)
 
     def decision_path(self, X):
         """Sparse indicator (n_samples, n_nodes) of the nodes each row passes through.
@@ -193,3 +277,18 @@ class BaseTree(BaseEstimator):
         tags.input_tags.categorical = True
         tags.input_tags.string = True
         return tags
+
+
+def _is_plain_numeric_matrix(X, schema):
+    """True when ``X`` can be handed to the prediction kernels as it is: a 2D float
+    array of the fitted width, all features numeric, no infinite value (those
+    take the general path, which names the column)."""
+    return (
+        isinstance(X, np.ndarray)
+        and X.dtype in (np.float32, np.float64)
+        and X.ndim == 2
+        and X.shape[1] == schema.n_features
+        and X.shape[0] > 0
+        and not schema.is_nominal.any()
+        and not np.isinf(X).any()
+    )

@@ -1,8 +1,11 @@
 """CART estimators (Breiman, Friedman, Olshen & Stone 1984)."""
 
+import numbers
+
 import numpy as np
 from sklearn.base import ClassifierMixin, RegressorMixin
 from sklearn.utils.class_weight import compute_sample_weight
+from sklearn.utils.validation import check_is_fitted
 
 from treelearn.data.target import encode_class_target, validate_regression_target
 from treelearn.estimators.base import BaseTree
@@ -46,6 +49,19 @@ _NOTES = """
     that the best prefix of the categories sorted by each class's fraction.
     A category never seen in training, or not seen at a node, is routed like a
     missing value.
+
+    Input: numpy arrays, and pandas, polars or pyarrow DataFrames (see
+    :mod:`treelearn.data.schema`). String, ``category``, ``bool`` and
+    ``object``-of-strings columns are nominal without any encoding; NaN, None
+    and ``pd.NA`` are missing values in every kind of column. A model fitted on
+    a DataFrame with string column names matches predict-time columns by name,
+    in any order. At predict a nominal column must hold the same type of
+    values as in training (strings, numbers or booleans): numbers where
+    strings were trained, or the other way round, raise
+    :class:`~treelearn.exceptions.SchemaMismatchError` rather than being
+    silently routed as missing. Rows of ``sample_weight`` 0 are left out, so a
+    weight of 0 equals removing the row and an integer weight ``k`` equals
+    repeating it ``k`` times.
 """
 
 
@@ -67,7 +83,8 @@ class CARTClassifier(ClassifierMixin, BaseTree):
     classes_ : ndarray
     n_classes_ : int
     n_features_in_ : int
-    feature_names_in_ : ndarray of str (only when fitted on a DataFrame)
+    feature_names_in_ : ndarray of str
+        Only when fitted on a DataFrame whose column names are strings.
     feature_importances_ : ndarray
 
     Notes
@@ -116,22 +133,21 @@ class CARTClassifier(ClassifierMixin, BaseTree):
         X : array-like or DataFrame of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
         sample_weight : array-like of shape (n_samples,), optional
+            Rows of weight 0 are left out, as if they were not there.
 
         Returns
         -------
         self
         """
-        n_rows = _n_rows(X)
-        classes, y_index = encode_class_target(y, n_rows)
-        weight = self._weights(sample_weight, n_rows)
+        return self._fit(X, y, sample_weight)
+
+    def _encode_target(self, y, n_rows):
+        classes, y_index = encode_class_target(y, n_rows, type(self).__name__)
+        factor = None
         if self.class_weight is not None:
-            weight = weight * compute_sample_weight(
-                self.class_weight, y_index_labels(classes, y_index)
-            )
-        self.classes_ = classes
-        self.n_classes_ = len(classes)
-        self.n_outputs_ = 1
-        return self._fit_tree(X, y_index, weight, len(classes))
+            factor = _class_weight_factor(self.class_weight, classes, y_index)
+        fitted = {"classes_": classes, "n_classes_": len(classes), "n_outputs_": 1}
+        return y_index, len(classes), factor, fitted
 
     def predict_proba(self, X):
         """Class probabilities: the weighted class distribution of each row's leaf.
@@ -140,9 +156,8 @@ class CARTClassifier(ClassifierMixin, BaseTree):
         -------
         ndarray of shape (n_samples, n_classes)
         """
-        counts = self.tree_.value[self.apply(X)] if hasattr(self, "tree_") else None
-        if counts is None:
-            self.apply(X)  # raises NotFittedError
+        check_is_fitted(self, "tree_")
+        counts = self.tree_.value[self.apply(X)]
         totals = counts.sum(axis=1, keepdims=True)
         with np.errstate(invalid="ignore", divide="ignore"):
             proba = np.where(
@@ -157,7 +172,9 @@ class CARTClassifier(ClassifierMixin, BaseTree):
 
     def predict(self, X):
         """Most probable class of each row (ties: the first class in ``classes_``)."""
-        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+        check_is_fitted(self, "tree_")
+        leaves = self.apply(X)
+        return self.classes_[np.argmax(self.tree_.value, axis=1)[leaves]]
 
 
 class CARTRegressor(RegressorMixin, BaseTree):
@@ -178,7 +195,8 @@ class CARTRegressor(RegressorMixin, BaseTree):
     ----------
     tree_ : treelearn.tree.Tree
     n_features_in_ : int
-    feature_names_in_ : ndarray of str (only when fitted on a DataFrame)
+    feature_names_in_ : ndarray of str
+        Only when fitted on a DataFrame whose column names are strings.
     feature_importances_ : ndarray
 
     Notes
@@ -219,9 +237,11 @@ class CARTRegressor(RegressorMixin, BaseTree):
         self.missing = missing
         self.max_surrogates = max_surrogates
 
+    _classification = False
+
     def _extra_spec(self):
         delta = self.huber_delta
-        if not isinstance(delta, (int, float)) or isinstance(delta, bool) or not delta > 0:
+        if isinstance(delta, bool) or not isinstance(delta, numbers.Real) or not delta > 0:
             raise ParameterError(f"huber_delta must be a positive number, got {delta!r}.")
         return {"huber_delta": float(delta)}
 
@@ -233,29 +253,48 @@ class CARTRegressor(RegressorMixin, BaseTree):
         X : array-like or DataFrame of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
         sample_weight : array-like of shape (n_samples,), optional
+            Rows of weight 0 are left out, as if they were not there.
 
         Returns
         -------
         self
         """
-        n_rows = _n_rows(X)
-        target = validate_regression_target(y, n_rows)
-        weight = self._weights(sample_weight, n_rows)
-        self.n_outputs_ = 1
-        return self._fit_tree(X, target, weight, 0)
+        return self._fit(X, y, sample_weight)
+
+    def _encode_target(self, y, n_rows):
+        target = validate_regression_target(y, n_rows, type(self).__name__)
+        return target, 0, None, {"n_outputs_": 1}
 
     def predict(self, X):
         """The value of each row's leaf."""
-        return self.tree_.value[self.apply(X), 0] if hasattr(self, "tree_") else self.apply(X)
+        check_is_fitted(self, "tree_")
+        return self.tree_.value[self.apply(X), 0]
 
 
-def y_index_labels(classes, y_index):
-    """The original labels of ``y_index`` (for scikit-learn's class-weight helper)."""
-    return classes[y_index]
+def _class_weight_factor(class_weight, classes, y_index):
+    """Per-row factor from ``class_weight`` (``"balanced"`` or a dict keyed by class label)."""
+    if not (class_weight == "balanced" or isinstance(class_weight, dict)):
+        raise ParameterError(
+            f"class_weight must be None, 'balanced' or a dict {{class label: weight}}, "
+            f"got {class_weight!r}."
+        )
+    if isinstance(class_weight, dict):
+        unknown = [label for label in class_weight if label not in set(classes.tolist())]
+        if unknown:
+            raise ParameterError(
+                f"class_weight names labels {unknown!r} that are not classes of y; "
+                f"the classes are {classes.tolist()!r}."
+            )
+        bad = {k: v for k, v in class_weight.items() if not _is_weight(v)}
+        if bad:
+            raise ParameterError(f"class_weight values must be finite numbers >= 0, got {bad!r}.")
+    return compute_sample_weight(class_weight, classes[y_index])
 
 
-def _n_rows(X):
-    shape = getattr(X, "shape", None)
-    if shape is not None and len(shape) >= 1:
-        return int(shape[0])
-    return len(X)
+def _is_weight(value):
+    return (
+        isinstance(value, numbers.Real)
+        and not isinstance(value, bool)
+        and np.isfinite(value)
+        and value >= 0
+    )

@@ -1,0 +1,167 @@
+"""Validating targets and row weights."""
+
+import numpy as np
+import pandas as pd
+import polars as pl
+import pyarrow as pa
+import pytest
+from sklearn.exceptions import DataConversionWarning
+
+from treelearn.data.target import (
+    encode_class_target,
+    validate_regression_target,
+    validate_sample_weight,
+)
+from treelearn.exceptions import DataError, TargetError
+
+# --- class targets -----------------------------------------------------------
+
+
+def test_classes_are_sorted_and_indexed():
+    classes, index = encode_class_target(["b", "a", "c", "a"], 4)
+    assert classes.tolist() == ["a", "b", "c"]
+    assert index.tolist() == [1, 0, 2, 0]
+
+
+def test_pandas_categorical_target_keeps_declared_order():
+    y = pd.Series(pd.Categorical(["lo", "hi", "mid", "hi"], categories=["lo", "mid", "hi", "x"]))
+    classes, index = encode_class_target(y, 4)
+    assert classes.tolist() == ["lo", "mid", "hi"]  # unused category left out
+    assert index.tolist() == [0, 2, 1, 2]
+
+
+def test_polars_enum_target_keeps_declared_order():
+    y = pl.Series(["lo", "hi", "lo"], dtype=pl.Enum(["lo", "hi"]))
+    classes, index = encode_class_target(y, 3)
+    assert classes.tolist() == ["lo", "hi"]
+    assert index.tolist() == [0, 1, 0]
+
+
+@pytest.mark.parametrize(
+    "y",
+    [
+        [0.0, np.nan, 1.0, np.nan],
+        ["a", None, "b", None],
+        pd.Series(["a", pd.NA, "b", pd.NA], dtype="string"),
+        pd.Series([1, None, 2, None], dtype="Int64"),
+        pl.Series(["a", None, "b", None]),
+        pa.chunked_array([["a", None, "b", None]]),
+    ],
+)
+def test_missing_class_labels_name_the_rows(y):
+    with pytest.raises(TargetError, match=r"y has missing values \(NaN/None\) at rows \[1, 3\]"):
+        encode_class_target(y, 4)
+
+
+def test_y_none_is_refused_in_scikit_learn_words():
+    with pytest.raises(
+        TargetError, match=r"CARTClassifier requires y to be passed, but the target y is None"
+    ):
+        encode_class_target(None, 3, "CARTClassifier")
+
+
+def test_length_mismatch_names_both_lengths():
+    with pytest.raises(DataError, match=r"X has 3 rows but y has 2 values; pass one target"):
+        encode_class_target([0, 1], 3)
+    with pytest.raises(DataError, match=r"X has 3 rows but y has 4 values"):
+        validate_regression_target([0.0, 1.0, 2.0, 3.0], 3)
+
+
+def test_column_vector_targets_are_raveled_with_a_warning():
+    with pytest.warns(DataConversionWarning, match="column-vector y"):
+        classes, _ = encode_class_target(np.array([[0], [1]]), 2)
+    assert classes.tolist() == [0, 1]
+    with pytest.warns(DataConversionWarning):
+        assert validate_regression_target(pd.DataFrame({"y": [1.0, 2.0]}), 2).tolist() == [1, 2]
+
+
+def test_several_target_columns_are_refused():
+    with pytest.raises(TargetError, match=r"y should be a 1d array .* got shape \(2, 2\)"):
+        encode_class_target(np.zeros((2, 2)), 2)
+    with pytest.raises(TargetError, match=r"y has 2 columns; treelearn trees predict one"):
+        encode_class_target(pd.DataFrame({"a": [0, 1], "b": [1, 0]}), 2)
+
+
+def test_continuous_class_target_is_refused_by_scikit_learn():
+    with pytest.raises(ValueError, match=r"Unknown label type: continuous"):
+        encode_class_target([0.5, 1.25, 2.75], 3)
+
+
+# --- regression targets ------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "y",
+    [
+        [1, 2.5, 3],
+        np.array([1, 2, 3], dtype=np.int8),
+        np.array([1, 2.5, 3], dtype=object),
+        pd.Series([1, 2, 3], dtype="Int64"),
+        pl.Series([1.0, 2.0, 3.0]),
+    ],
+)
+def test_numeric_targets_become_float64(y):
+    target = validate_regression_target(y, 3)
+    assert target.dtype == np.float64
+    assert target.shape == (3,)
+
+
+@pytest.mark.parametrize(
+    ("y", "example"),
+    [
+        (["1.5", "2", "x"], "'1.5'"),
+        (np.array([1.0, "high", 2.0], dtype=object), "'high'"),
+        (pd.Series(["a", "b", "c"], dtype="str"), "'a'"),
+        (pd.Categorical(["a", "b", "a"]), "'a'"),
+    ],
+)
+def test_non_numeric_regression_target_is_refused(y, example):
+    with pytest.raises(
+        TargetError,
+        match=r"A regression target must be numeric, but y holds values that are not "
+        rf"numbers .* e\.g\. {example}\. CARTRegressor predicts numbers",
+    ):
+        validate_regression_target(y, 3, "CARTRegressor")
+
+
+def test_regression_target_missing_and_infinite_values_name_the_rows():
+    y = pd.Series([1.0, pd.NA, 3.0], dtype="Float64")
+    with pytest.raises(TargetError, match=r"missing values \(NaN/None\) at rows \[1\]"):
+        validate_regression_target(y, 3)
+    with pytest.raises(TargetError, match=r"y has infinite values at rows \[2\]; a target must"):
+        validate_regression_target([1.0, 2.0, np.inf], 3)
+    with pytest.raises(TargetError, match=r"y has infinite values at rows \[0\]"):
+        encode_class_target([np.inf, 1.0, 0.0], 3)
+
+
+def test_complex_target_is_refused():
+    with pytest.raises(TargetError, match=r"Complex data not supported: y has dtype complex"):
+        validate_regression_target(np.array([1 + 1j, 2]), 2)
+
+
+# --- sample weights ----------------------------------------------------------
+
+
+def test_sample_weight_defaults_and_scalars():
+    np.testing.assert_array_equal(validate_sample_weight(None, 3), [1.0, 1.0, 1.0])
+    np.testing.assert_array_equal(validate_sample_weight(2, 2), [2.0, 2.0])
+    np.testing.assert_array_equal(validate_sample_weight(pd.Series([1, 0, 2]), 3), [1, 0, 2])
+
+
+def test_negative_and_nan_sample_weights_name_the_rows():
+    with pytest.raises(
+        DataError,
+        match=r"sample_weight must be finite and >= 0, but it is NaN or infinite at rows "
+        r"\[1\]; negative at rows \[2, 3\]",
+    ):
+        validate_sample_weight([1.0, np.nan, -1.0, -0.5], 4)
+
+
+def test_all_zero_sample_weight_is_refused():
+    with pytest.raises(DataError, match=r"sample_weight is zero for every row"):
+        validate_sample_weight([0, 0, 0], 3)
+
+
+def test_sample_weight_of_the_wrong_length():
+    with pytest.raises(DataError, match=r"sample_weight has shape \(2,\) but X has 3 rows"):
+        validate_sample_weight([1, 2], 3)
