@@ -12,12 +12,17 @@ times its impurity), so the gain of a split is
 ``squared_error``
     weighted variance of y around the node mean (Breiman et al. 1984).
 ``absolute_error``
-    weighted mean absolute deviation from the weighted median (Breiman et al. 1984, ch. 8).
+    weighted mean absolute deviation ``sum_i w_i |y_i - m| / W`` from the
+    weighted median ``m`` (Breiman et al. 1984, ch. 8); leaves predict ``m``.
 ``huber``
-    mean Huber loss around the node's Huber M-estimate of location (Huber 1964).
+    mean Huber loss ``sum_i w_i rho_delta(y_i - c) / W`` around the node's Huber
+    M-estimate of location ``c`` (its minimiser), with ``rho_delta(r) = r^2 / 2``
+    for ``|r| <= delta`` and ``delta (|r| - delta / 2)`` beyond (Huber 1964);
+    leaves predict ``c``.
 
 ``absolute_error`` and ``huber`` are not sums over rows, so they are computed
-by their own kernels over sorted node targets, not from histograms.
+by their own kernels over the node's rows sorted by target
+(:mod:`treelearn.splitting._robust_kernels`), not from histograms.
 """
 
 from treelearn.criteria._kernels import (
