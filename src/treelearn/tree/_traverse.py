@@ -2,6 +2,12 @@
 
 They read the prediction matrix of :func:`treelearn.data.encoding.prediction_matrix`:
 numeric values as they are, nominal values as category codes, NaN for missing.
+
+A row that misses a node's feature (or holds a category the node's map sends
+nowhere) tries the node's surrogate splits in order, the first one whose
+feature it knows deciding, and failing all (or at a node without surrogates)
+takes ``missing_child``: rpart's ``usesurrogate = 2``. A row that knows the
+node's feature never looks at the surrogate arrays.
 """
 
 import numpy as np
@@ -17,6 +23,113 @@ def _heaviest_child(node, child_ptr, children, weight):
         if weight[children[child_ptr[node] + c]] > weight[children[child_ptr[node] + best]]:
             best = c
     return best
+
+
+@njit(cache=True)
+def _surrogate_child(
+    node,
+    X,
+    i,
+    surrogate_ptr,
+    surrogate_feature,
+    surrogate_kind,
+    surrogate_threshold,
+    surrogate_reverse,
+    surrogate_category_ptr,
+    surrogate_category_child,
+):
+    """Child given by the first of ``node``'s surrogates that row ``i`` knows, or -1."""
+    for s in range(surrogate_ptr[node], surrogate_ptr[node + 1]):
+        x = X[i, surrogate_feature[s]]
+        if np.isnan(x):
+            continue
+        if surrogate_kind[s] == NODE_THRESHOLD:
+            lower = x <= surrogate_threshold[s]
+            return 0 if lower != (surrogate_reverse[s] == 1) else 1
+        code = int(x)
+        first = surrogate_category_ptr[s]
+        if 0 <= code < surrogate_category_ptr[s + 1] - first:
+            child = surrogate_category_child[first + code]
+            if child != NO_CHILD:
+                return child
+    return -1
+
+
+@njit(cache=True, inline="always")
+def _missing_child(
+    node,
+    X,
+    i,
+    missing_child,
+    surrogate_ptr,
+    surrogate_feature,
+    surrogate_kind,
+    surrogate_threshold,
+    surrogate_reverse,
+    surrogate_category_ptr,
+    surrogate_category_child,
+):
+    """Child of a row routed as missing at ``node``: its surrogates, then ``missing_child``."""
+    if surrogate_ptr[node + 1] > surrogate_ptr[node]:
+        c = _surrogate_child(
+            node,
+            X,
+            i,
+            surrogate_ptr,
+            surrogate_feature,
+            surrogate_kind,
+            surrogate_threshold,
+            surrogate_reverse,
+            surrogate_category_ptr,
+            surrogate_category_child,
+        )
+        if c >= 0:
+            return c
+    return missing_child[node]
+
+
+@njit(cache=True, inline="always")
+def _child(
+    node,
+    X,
+    i,
+    feature,
+    kind,
+    threshold,
+    category_ptr,
+    category_child,
+    missing_child,
+    surrogate_ptr,
+    surrogate_feature,
+    surrogate_kind,
+    surrogate_threshold,
+    surrogate_reverse,
+    surrogate_category_ptr,
+    surrogate_category_child,
+):
+    """:func:`child_for_value` of row ``i``, trying the node's surrogates for a missing value."""
+    x = X[i, feature[node]]
+    if not np.isnan(x):
+        if kind[node] == NODE_THRESHOLD:
+            return 0 if x <= threshold[node] else 1
+        code = int(x)
+        if 0 <= code < category_ptr[node + 1] - category_ptr[node]:
+            child = category_child[category_ptr[node] + code]
+            if child != NO_CHILD:
+                return child
+    return _missing_child(
+        node,
+        X,
+        i,
+        missing_child,
+        surrogate_ptr,
+        surrogate_feature,
+        surrogate_kind,
+        surrogate_threshold,
+        surrogate_reverse,
+        surrogate_category_ptr,
+        surrogate_category_child,
+    )
 
 
 @njit(cache=True, inline="always")
@@ -48,6 +161,13 @@ def apply_rows(
     category_child,
     missing_child,
     weight,
+    surrogate_ptr,
+    surrogate_feature,
+    surrogate_kind,
+    surrogate_threshold,
+    surrogate_reverse,
+    surrogate_category_ptr,
+    surrogate_category_child,
     out,
 ):
     """Leaf reached by each row of ``X``.
@@ -59,14 +179,23 @@ def apply_rows(
     for i in prange(X.shape[0]):
         node = 0
         while kind[node] != NODE_LEAF:
-            c = child_for_value(
+            c = _child(
                 node,
-                X[i, feature[node]],
+                X,
+                i,
+                feature,
                 kind,
                 threshold,
                 category_ptr,
                 category_child,
                 missing_child,
+                surrogate_ptr,
+                surrogate_feature,
+                surrogate_kind,
+                surrogate_threshold,
+                surrogate_reverse,
+                surrogate_category_ptr,
+                surrogate_category_child,
             )
             if c == MISSING_BY_WEIGHT:
                 c = _heaviest_child(node, child_ptr, children, weight)
@@ -86,6 +215,13 @@ def path_nodes(
     category_child,
     missing_child,
     weight,
+    surrogate_ptr,
+    surrogate_feature,
+    surrogate_kind,
+    surrogate_threshold,
+    surrogate_reverse,
+    surrogate_category_ptr,
+    surrogate_category_child,
     max_depth,
     out_rows,
     out_nodes,
@@ -100,14 +236,23 @@ def path_nodes(
             n += 1
             if kind[node] == NODE_LEAF:
                 break
-            c = child_for_value(
+            c = _child(
                 node,
-                X[i, feature[node]],
+                X,
+                i,
+                feature,
                 kind,
                 threshold,
                 category_ptr,
                 category_child,
                 missing_child,
+                surrogate_ptr,
+                surrogate_feature,
+                surrogate_kind,
+                surrogate_threshold,
+                surrogate_reverse,
+                surrogate_category_ptr,
+                surrogate_category_child,
             )
             if c == MISSING_BY_WEIGHT:
                 c = _heaviest_child(node, child_ptr, children, weight)

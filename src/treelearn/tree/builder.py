@@ -6,7 +6,7 @@ together, right after the node is split, so every child comes after its parent.
 
 import numpy as np
 
-from treelearn._dtypes import NODE_LEAF
+from treelearn._dtypes import NODE_LEAF, NODE_SUBSET
 from treelearn.tree.structure import Tree
 
 
@@ -28,6 +28,7 @@ class TreeBuilder:
         self._weight = []
         self._impurity = []
         self._split = []
+        self._surrogates = {}
 
     @property
     def node_count(self):
@@ -43,9 +44,22 @@ class TreeBuilder:
         return len(self._value) - 1
 
     def set_split(
-        self, node, feature, kind, children, missing_child, threshold=np.nan, category_child=()
+        self,
+        node,
+        feature,
+        kind,
+        children,
+        missing_child,
+        threshold=np.nan,
+        category_child=(),
+        surrogates=(),
     ):
-        """Turn ``node`` into an internal node with the given (already added) children."""
+        """Turn ``node`` into an internal node with the given (already added) children.
+
+        ``surrogates``: the node's surrogate splits, best first, each a tuple
+        ``(feature, kind, threshold, reverse, category_child, agreement,
+        adjusted)`` as :class:`~treelearn.tree.Tree` stores them.
+        """
         self._split[node] = (
             int(feature),
             int(kind),
@@ -54,6 +68,20 @@ class TreeBuilder:
             np.asarray(category_child, dtype=np.int64),
             int(missing_child),
         )
+        self._surrogates.pop(node, None)
+        if len(surrogates):
+            self._surrogates[node] = [
+                (
+                    int(f),
+                    int(k),
+                    float(t),
+                    int(r),
+                    np.asarray(c, dtype=np.int64),
+                    float(a),
+                    float(j),
+                )
+                for f, k, t, r, c, a, j in surrogates
+            ]
 
     def build(self):
         """The finished :class:`Tree`, validated."""
@@ -76,6 +104,7 @@ class TreeBuilder:
             categories.append(cats)
         empty = np.empty(0, dtype=np.int64)
         tree = Tree(
+            **self._surrogate_arrays(n),
             feature=feature,
             kind=kind,
             threshold=threshold,
@@ -92,3 +121,25 @@ class TreeBuilder:
             n_classes=self.n_classes,
         )
         return tree.validate()
+
+    def _surrogate_arrays(self, n):
+        """The ``surrogate_*`` arrays of :class:`Tree` (CSR over nodes, best first)."""
+        counts = np.zeros(n, dtype=np.int64)
+        entries = []
+        for node in sorted(self._surrogates):
+            counts[node] = len(self._surrogates[node])
+            entries.extend(self._surrogates[node])
+        maps = [e[4] if e[1] == NODE_SUBSET else np.empty(0, dtype=np.int64) for e in entries]
+        return {
+            "surrogate_ptr": np.concatenate([[0], np.cumsum(counts)]),
+            "surrogate_feature": [e[0] for e in entries],
+            "surrogate_kind": [e[1] for e in entries],
+            "surrogate_threshold": [e[2] for e in entries],
+            "surrogate_reverse": [e[3] for e in entries],
+            "surrogate_category_ptr": np.concatenate([[0], np.cumsum([m.shape[0] for m in maps])]),
+            "surrogate_category_child": (
+                np.concatenate(maps) if maps else np.empty(0, dtype=np.int64)
+            ),
+            "surrogate_agreement": [e[5] for e in entries],
+            "surrogate_adjusted": [e[6] for e in entries],
+        }

@@ -23,9 +23,26 @@ Node ``i``:
     weighted class counts (classification) or the fitted value (regression).
 ``n_samples[i]``, ``weight[i]``, ``impurity[i]``
     rows, their total weight, and the node's impurity.
+
+Surrogate splits (``missing="surrogate"``; Breiman et al. 1984, as rpart does)
+    Surrogates ``surrogate_ptr[i]:surrogate_ptr[i + 1]`` of node ``i``, best
+    first (CSR, like the children). A row missing node ``i``'s feature (or
+    holding a category the node's map sends nowhere) takes the first surrogate
+    whose feature it knows, and failing all, ``missing_child[i]`` (the
+    majority direction). Per surrogate ``s``: ``surrogate_feature[s]``;
+    ``surrogate_kind[s]``, ``NODE_THRESHOLD`` or ``NODE_SUBSET``; a threshold
+    surrogate sends ``x <= surrogate_threshold[s]`` to child 0, or to child 1
+    when ``surrogate_reverse[s]`` is 1; a subset surrogate reads the child of a
+    category code from ``surrogate_category_child[surrogate_category_ptr[s]:
+    surrogate_category_ptr[s + 1]]`` (``NO_CHILD``: try the next surrogate);
+    ``surrogate_agreement[s]`` and ``surrogate_adjusted[s]`` are its agreement
+    with the node's split and its adjusted agreement (rpart's ``agree`` and
+    ``adj``). A tree without surrogates has ``surrogate_ptr`` all zeros and
+    the other surrogate arrays empty.
 """
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -55,6 +72,25 @@ _ARRAY_DTYPES = {
     "weight": np.float64,
     "impurity": np.float64,
 }
+#: Surrogate arrays (see the module docstring); optional when building a Tree.
+_SURROGATE_DTYPES = {
+    "surrogate_ptr": np.int64,
+    "surrogate_feature": np.int64,
+    "surrogate_kind": np.int8,
+    "surrogate_threshold": np.float64,
+    "surrogate_reverse": np.int8,
+    "surrogate_category_ptr": np.int64,
+    "surrogate_category_child": np.int64,
+    "surrogate_agreement": np.float64,
+    "surrogate_adjusted": np.float64,
+}
+
+
+def _kernel_matrix(X):
+    """``X`` as the C-ordered float32 or float64 matrix the kernels read (float32 is
+    kept as it is: comparing it with float64 thresholds is exact)."""
+    dtype = np.float32 if X.dtype == np.float32 else np.float64
+    return np.ascontiguousarray(X, dtype=dtype)
 
 
 @dataclass(frozen=True, eq=False)
@@ -67,6 +103,9 @@ class Tree:
         Number of input features.
     n_classes : int
         Number of classes, 0 for a regression tree.
+
+    The ``surrogate_*`` arrays may be left out (None): the tree then has no
+    surrogate splits.
     """
 
     feature: np.ndarray
@@ -83,14 +122,28 @@ class Tree:
     impurity: np.ndarray
     n_features: int
     n_classes: int
-    _depth: np.ndarray = field(init=False, repr=False)
+    surrogate_ptr: np.ndarray = None
+    surrogate_feature: np.ndarray = None
+    surrogate_kind: np.ndarray = None
+    surrogate_threshold: np.ndarray = None
+    surrogate_reverse: np.ndarray = None
+    surrogate_category_ptr: np.ndarray = None
+    surrogate_category_child: np.ndarray = None
+    surrogate_agreement: np.ndarray = None
+    surrogate_adjusted: np.ndarray = None
 
     def __post_init__(self):
-        for name, dtype in _ARRAY_DTYPES.items():
+        if self.surrogate_ptr is None:
+            n_nodes = np.shape(self.feature)[0]
+            object.__setattr__(self, "surrogate_ptr", np.zeros(n_nodes + 1))
+            object.__setattr__(self, "surrogate_category_ptr", np.zeros(1))
+        for name in _SURROGATE_DTYPES:
+            if getattr(self, name) is None:
+                object.__setattr__(self, name, ())
+        for name, dtype in {**_ARRAY_DTYPES, **_SURROGATE_DTYPES}.items():
             array = np.ascontiguousarray(getattr(self, name), dtype=dtype)
             array.setflags(write=False)
             object.__setattr__(self, name, array)
-        object.__setattr__(self, "_depth", self._node_depths())
 
     # -- shape -------------------------------------------------------------
     @property
@@ -107,14 +160,24 @@ class Tree:
     def n_leaves(self):
         return int(self.is_leaf.sum())
 
-    @property
+    @cached_property
     def node_depth(self):
-        """Depth of every node (the root has depth 0)."""
-        return self._depth
+        """Depth of every node (the root has depth 0), level by level from the root."""
+        depth = np.zeros(self.node_count, dtype=np.int64)
+        frontier = np.zeros(1, dtype=np.int64)
+        level = 0
+        while frontier.size and level <= self.node_count:
+            counts = self.child_ptr[frontier + 1] - self.child_ptr[frontier]
+            first = np.repeat(self.child_ptr[frontier], counts)
+            offset = np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts)
+            frontier = self.children[first + offset]
+            level += 1
+            depth[frontier] = level
+        return depth
 
     @property
     def max_depth(self):
-        return int(self._depth.max()) if self.node_count else 0
+        return int(self.node_depth.max()) if self.node_count else 0
 
     def children_of(self, node):
         """Children of ``node``, in branch order."""
@@ -126,14 +189,6 @@ class Tree:
         counts = np.diff(self.child_ptr)
         parents[self.children] = np.repeat(np.arange(self.node_count), counts)
         return parents
-
-    def _node_depths(self):
-        depth = np.zeros(self.feature.shape[0], dtype=np.int64)
-        # Children always have larger indices than their parent (see validate).
-        for node in range(self.feature.shape[0]):
-            kids = self.children[self.child_ptr[node] : self.child_ptr[node + 1]]
-            depth[kids] = depth[node] + 1
-        return depth
 
     # -- prediction --------------------------------------------------------
     def _kernel_args(self):
@@ -147,17 +202,24 @@ class Tree:
             self.category_child,
             self.missing_child,
             self.weight,
+            self.surrogate_ptr,
+            self.surrogate_feature,
+            self.surrogate_kind,
+            self.surrogate_threshold,
+            self.surrogate_reverse,
+            self.surrogate_category_ptr,
+            self.surrogate_category_child,
         )
 
     def apply(self, X):
         """Index of the leaf each row of the prediction matrix ``X`` reaches."""
         out = np.empty(X.shape[0], dtype=np.int64)
-        apply_rows(np.ascontiguousarray(X, dtype=np.float64), *self._kernel_args(), out)
+        apply_rows(_kernel_matrix(X), *self._kernel_args(), out)
         return out
 
     def decision_path(self, X):
         """(row indices, node indices) of every node on each row's path, row-major."""
-        X = np.ascontiguousarray(X, dtype=np.float64)
+        X = _kernel_matrix(X)
         size = X.shape[0] * (self.max_depth + 1)
         rows = np.empty(size, dtype=np.int64)
         nodes = np.empty(size, dtype=np.int64)
@@ -252,4 +314,54 @@ class Tree:
         np.add.at(child_total, parents, self.n_samples[self.children])
         if np.any(child_total[~leaf] != self.n_samples[~leaf]):
             fail("an internal node's n_samples is not the sum of its children's")
+        self._validate_surrogates(fail, binary)
         return self
+
+    def _validate_surrogates(self, fail, binary):
+        """The surrogate invariants of :meth:`validate` (see the module docstring)."""
+        n = self.node_count
+        ptr = self.surrogate_ptr
+        if ptr.shape != (n + 1,) or ptr[0] != 0 or np.any(np.diff(ptr) < 0):
+            fail("surrogate_ptr needs one entry per node plus one, from 0, never decreasing")
+        m = int(ptr[-1])
+        for name in _SURROGATE_DTYPES:
+            expected = m + 1 if name == "surrogate_category_ptr" else m
+            if name not in ("surrogate_ptr", "surrogate_category_child") and (
+                getattr(self, name).shape != (expected,)
+            ):
+                fail(f"{name} has shape {getattr(self, name).shape}, expected ({expected},)")
+        per_node = np.diff(ptr)
+        if np.any(per_node[~binary] != 0):
+            fail("a node that is not a binary split has surrogates")
+        owner = np.repeat(np.arange(n), per_node)
+        feature = self.surrogate_feature
+        if np.any((feature < 0) | (feature >= self.n_features)):
+            fail("a surrogate tests a feature out of range")
+        if np.any(feature == self.feature[owner]):
+            fail("a surrogate tests its node's own feature")
+        cat_ptr = self.surrogate_category_ptr
+        if cat_ptr[0] != 0 or np.any(np.diff(cat_ptr) < 0):
+            fail("surrogate_category_ptr must start at 0 and never decrease")
+        if cat_ptr[-1] != self.surrogate_category_child.shape[0]:
+            fail("surrogate_category_ptr does not end at the length of surrogate_category_child")
+        kind = self.surrogate_kind
+        is_threshold = kind == NODE_THRESHOLD
+        if np.any(~is_threshold & (kind != NODE_SUBSET)):
+            fail("a surrogate is neither a threshold nor a subset split")
+        n_categories = np.diff(cat_ptr)
+        if np.any(n_categories[is_threshold] != 0) or np.any(n_categories[~is_threshold] == 0):
+            fail("a threshold surrogate has a category map, or a subset surrogate has none")
+        if np.any(~np.isfinite(self.surrogate_threshold[is_threshold])):
+            fail("a threshold surrogate's threshold is not finite")
+        if np.any((self.surrogate_reverse != 0) & (self.surrogate_reverse != 1)):
+            fail("surrogate_reverse must be 0 or 1")
+        cats = self.surrogate_category_child
+        if np.any((cats != NO_CHILD) & (cats != 0) & (cats != 1)):
+            fail("a surrogate's category map points outside its node's two children")
+        agreement = self.surrogate_agreement
+        adjusted = self.surrogate_adjusted
+        top = 1.0 + 1e-9  # agreements are ratios of float sums
+        if np.any(~(agreement >= 0) | (agreement > top) | ~(adjusted > 0) | (adjusted > top)):
+            fail(
+                "a surrogate's agreement is outside [0, 1] or its adjusted agreement outside (0, 1]"
+            )
