@@ -13,6 +13,17 @@ Tie rule
     drawn at random (``max_features``) come from ``random_state`` in
     node-creation order, so the same data, parameters and ``random_state``
     give the same tree.
+
+Missing values
+    ``missing="learn"``: each split also learns which child takes the rows
+    missing its feature. ``missing="surrogate"`` (Breiman et al. 1984, as
+    rpart grows trees): a feature is evaluated on the node's rows that know
+    it; once a node's split is chosen, its surrogate splits are found over
+    the node's rows (every other feature, whatever ``max_features`` drew), the
+    rows missing the split's feature are routed by them and then by the
+    majority direction, which is also the node's ``missing_child``
+    (:mod:`treelearn.splitting.surrogate`). Not available for absolute error
+    and Huber yet.
 """
 
 import numpy as np
@@ -21,8 +32,11 @@ from treelearn._dtypes import NO_CHILD, NODE_SUBSET, NODE_THRESHOLD, n_channels
 from treelearn.criteria import HISTOGRAM_CRITERIA, criterion_id
 from treelearn.criteria._kernels import weighted_impurity
 from treelearn.data.encoding import numeric_threshold
+from treelearn.exceptions import ParameterError
 from treelearn.growing.frontier import BestFirstFrontier, DepthFirstFrontier
 from treelearn.splitting import _kernels as split_kernels
+from treelearn.splitting import _robust_kernels as robust_kernels
+from treelearn.splitting.surrogate import SurrogateSearch
 from treelearn.stats._kernels import build_node_histograms, node_statistics, subtract_histograms
 from treelearn.tree.builder import TreeBuilder
 
@@ -84,7 +98,7 @@ class Grower:
         self.criterion = criterion_id(spec.criterion, self.is_classification)
         n = dataset.n_samples
         if self.is_classification:
-            self.y_class = np.ascontiguousarray(y, dtype=np.int64)
+            self.y_class = np.ascontiguousarray(y, dtype=np.int32)
             self.y_value = np.zeros(1)
         else:
             self.y_class = np.zeros(1, dtype=np.int64)
@@ -113,14 +127,46 @@ class Grower:
         self.out_mask = np.zeros(max_bins + 1, dtype=np.uint8)
         self.partition_buffer = np.empty(n, dtype=np.intp)
         self.all_features = np.arange(self.n_features, dtype=np.int64)
-        if self.criterion not in HISTOGRAM_CRITERIA:
-            raise NotImplementedError(f"criterion {spec.criterion!r} is not available yet")
+        # Numeric features with many codes keep their rows sorted by code in every
+        # node (partitioned stably at each split), so no node ever sorts.
+        many = np.flatnonzero(~dataset.is_nominal & (self.n_codes + 1 > STORE_MAX_BINS))
+        self.sorted_slot = np.full(self.n_features, -1, dtype=np.int64)
+        self.sorted_slot[many] = np.arange(many.shape[0])
+        self.sorted_features = many
+        self.child_of_row = np.zeros(n, dtype=np.int64)
+        self.sorted_buffer = np.empty(n, dtype=np.int32 if n < 2**31 else np.int64)
+        self.robust = self.criterion not in HISTOGRAM_CRITERIA
+        if self.robust:
+            # Absolute error and Huber search the node's rows, never histograms.
+            self.stored_features = self.stored_features[:0]
+            self.huber_delta = float(spec.huber_delta or 1.0)
+            self._location_cache = None
+        # missing="surrogate" (rpart): splits are searched on the rows that know
+        # the feature, then the rows missing it follow the node's surrogates.
+        self.surrogate_mode = spec.missing == "surrogate"
+        if self.surrogate_mode:
+            if self.robust:
+                raise ParameterError(
+                    f"missing='surrogate' is not available with criterion={spec.criterion!r} "
+                    "yet; use criterion='squared_error' or missing='learn'."
+                )
+            self.surrogates = SurrogateSearch(
+                self.codes, self.n_codes, dataset.is_nominal, self.weight,
+                spec.max_surrogates, HIST_RATIO,
+            )  # fmt: skip
 
     # -- the loop ----------------------------------------------------------
     def grow(self):
         """Grow the tree; returns a validated :class:`~treelearn.tree.Tree`."""
         n = self.dataset.n_samples
         self.rows = np.arange(n, dtype=np.intp)
+        self.sorted_rows = np.empty(
+            (self.sorted_features.shape[0], n), dtype=self.sorted_buffer.dtype
+        )
+        for slot, f in enumerate(self.sorted_features):
+            split_kernels.counting_sort_rows(
+                self.codes[:, f], int(self.n_codes[f]) + 1, self.sorted_rows[slot]
+            )
         self.builder = TreeBuilder(self.n_features, self.n_classes)
         self.total_weight = float(self.weight.sum())
         root_stats = self._statistics(0, n)
@@ -142,9 +188,9 @@ class Grower:
 
     def _make_node(self, start, end, depth, stats, hist):
         """Record a node and, if it may split, search its best split."""
-        impurity = self._impurity(stats)
+        impurity = self._impurity(stats, start, end)
         weight = self._weight_of(stats)
-        index = self.builder.add_node(self._value(stats), end - start, weight, impurity)
+        index = self.builder.add_node(self._value(stats, start, end), end - start, weight, impurity)
         node = _Node(index, start, end, depth, stats, impurity, hist)
         if self._may_split(node, weight):
             self._search(node)
@@ -171,33 +217,56 @@ class Grower:
             order = self.all_features
         hist = node.hist if node.hist is not None else self.empty_hist
         offsets = self.stored_offsets if node.hist is not None else self.no_offsets
-        split_kernels.find_best_split(
-            self.codes,
-            self.rows,
-            node.start,
-            node.end,
-            self.y_class,
-            self.y_value,
-            self.weight,
-            self.is_classification,
-            self.criterion,
-            self.n_classes,
-            order,
-            self.max_features,
-            self.n_codes,
-            self.dataset.is_nominal,
-            hist,
-            offsets,
-            node.stats,
-            spec.min_samples_leaf,
-            spec.min_weight_leaf,
-            HIST_RATIO,
-            self.scratch_hist,
-            self.scratch_codes,
-            self.scratch_mask,
-            self.out,
-            self.out_mask,
-        )
+        if self.robust:
+            robust_kernels.find_best_split_robust(
+                self.codes,
+                self.rows,
+                node.start,
+                node.end,
+                self.y_value,
+                self.weight,
+                self.criterion,
+                self.huber_delta,
+                order,
+                self.max_features,
+                self.n_codes,
+                self.dataset.is_nominal,
+                spec.min_samples_leaf,
+                spec.min_weight_leaf,
+                self.out,
+                self.out_mask,
+            )
+        else:
+            split_kernels.find_best_split(
+                self.codes,
+                self.rows,
+                node.start,
+                node.end,
+                self.y_class,
+                self.y_value,
+                self.weight,
+                self.is_classification,
+                self.criterion,
+                self.n_classes,
+                order,
+                self.max_features,
+                self.n_codes,
+                self.dataset.is_nominal,
+                hist,
+                offsets,
+                node.stats,
+                spec.min_samples_leaf,
+                spec.min_weight_leaf,
+                HIST_RATIO,
+                self.scratch_hist,
+                self.scratch_codes,
+                self.scratch_mask,
+                self.out,
+                self.out_mask,
+                self.sorted_rows,
+                self.sorted_slot,
+                self.surrogate_mode,
+            )
         gain = self.out[split_kernels.OUT_GAIN]
         if gain == -np.inf:
             return
@@ -215,7 +284,13 @@ class Grower:
         feature = int(out[split_kernels.OUT_FEATURE])
         codes_f = self.codes[:, feature]
         missing_code = int(self.n_codes[feature])
-        if mask is None:
+        surrogates = None
+        if self.surrogate_mode:
+            surrogates, middle = self._surrogate_partition(node, feature, out, mask)
+            bounds = [node.start, middle, node.end]
+            if mask is not None:
+                child_of_code = mask.astype(np.int64)[: missing_code + 1] - 1
+        elif mask is None:
             middle = split_kernels.partition_threshold(
                 codes_f,
                 self.rows,
@@ -241,7 +316,14 @@ class Grower:
                 bounds_array,
             )
             bounds = bounds_array.tolist()
-        stats = [self._statistics(bounds[k], bounds[k + 1]) for k in range(len(bounds) - 1)]
+        bounds_array = np.asarray(bounds, dtype=np.int64)
+        child_stats = np.empty((len(bounds) - 1, self.n_channels))
+        n_missing = split_kernels.summarise_children(
+            self.rows, bounds_array, codes_f, missing_code, self.y_class, self.y_value,
+            self.weight, self.is_classification, self.child_of_row, self.sorted_rows,
+            self.sorted_buffer, child_stats,
+        )  # fmt: skip
+        stats = list(child_stats)
         hists = self._child_histograms(node, bounds)
         node.hist = None
         children = [
@@ -250,8 +332,7 @@ class Grower:
         ]
         weights = [self._weight_of(s) for s in stats]
         if mask is None:
-            has_missing = bool(np.any(codes_f[self.rows[node.start : node.end]] == missing_code))
-            if has_missing:
+            if n_missing:
                 missing_child = 0 if out[split_kernels.OUT_MISSING_LEFT] else 1
             else:
                 missing_child = int(np.argmax(weights))
@@ -264,6 +345,8 @@ class Grower:
                     int(out[split_kernels.OUT_LEFT_CODE]),
                     right_code,
                 )
+            if surrogates is not None:
+                missing_child = surrogates.majority_child
             self.builder.set_split(
                 node.index,
                 feature,
@@ -271,11 +354,14 @@ class Grower:
                 [c.index for c in children],
                 missing_child,
                 threshold=threshold,
+                surrogates=self._surrogate_entries(surrogates),
             )
         else:
             category_child = child_of_code[:missing_code]
             missing_mark = child_of_code[missing_code]
             missing_child = missing_mark if missing_mark != NO_CHILD else int(np.argmax(weights))
+            if surrogates is not None:
+                missing_child = surrogates.majority_child
             self.builder.set_split(
                 node.index,
                 feature,
@@ -283,8 +369,33 @@ class Grower:
                 [c.index for c in children],
                 missing_child,
                 category_child=category_child,
+                surrogates=self._surrogate_entries(surrogates),
             )
         return children
+
+    def _surrogate_partition(self, node, feature, out, mask):
+        """missing="surrogate": find the node's surrogates, route its rows (primary,
+        surrogates in order, then the majority child) and partition them.
+        Returns the surrogates and where the right child's rows begin."""
+        surrogates = self.surrogates.find(
+            self.rows,
+            node.start,
+            node.end,
+            feature,
+            left_code=-1 if mask is not None else int(out[split_kernels.OUT_LEFT_CODE]),
+            mask=mask,
+            sorted_rows=self.sorted_rows,
+            sorted_slot=self.sorted_slot,
+        )
+        middle, _ = self.surrogates.split_rows(
+            self.rows, node.start, node.end, surrogates, self.child_of_row, self.partition_buffer
+        )
+        return surrogates, middle
+
+    def _surrogate_entries(self, surrogates):
+        if surrogates is None:
+            return ()
+        return surrogates.tree_entries(self.n_codes, self.dataset.numeric_values)
 
     # -- statistics --------------------------------------------------------
     def _statistics(self, start, end):
@@ -324,8 +435,10 @@ class Grower:
     def _child_histograms(self, node, bounds):
         """Kept histograms of the children: built for all but the largest child,
         which gets its parent's minus its siblings' when the parent kept one."""
+        hists = [None] * (len(bounds) - 1)
+        if not self.stored_features.shape[0]:
+            return hists
         sizes = np.diff(bounds)
-        hists = [None] * len(sizes)
         if not self._keeps_hist(int(sizes.max())):
             return hists
         largest = int(np.argmax(sizes))
@@ -346,12 +459,29 @@ class Grower:
             return float(stats[1:].sum())
         return float(stats[1])
 
-    def _impurity(self, stats):
+    def _impurity(self, stats, start=None, end=None):
         weight = self._weight_of(stats)
+        if self.robust and weight > 0:
+            return self._location_cost(start, end)[1] / weight
         return weighted_impurity(stats, self.criterion) / weight if weight > 0 else 0.0
 
-    def _value(self, stats):
+    def _value(self, stats, start=None, end=None):
         if self.is_classification:
             return stats[1:]
+        if self.robust:
+            return np.array([self._location_cost(start, end)[0]])
         weight = stats[1]
         return np.array([stats[2] / weight if weight > 0 else 0.0])
+
+    def _location_cost(self, start, end):
+        """Weighted median / Huber location of a node and its weighted cost.
+
+        Computed once per node (``_impurity`` and ``_value`` both ask): the rows
+        in ``rows[start:end]`` stay the same set once the node exists."""
+        if self._location_cache is not None and self._location_cache[0] == (start, end):
+            return self._location_cache[1]
+        result = robust_kernels.node_location_cost(
+            self.y_value, self.weight, self.rows, start, end, self.criterion, self.huber_delta
+        )
+        self._location_cache = ((start, end), result)
+        return result

@@ -53,6 +53,7 @@ def scan_threshold(
     min_count,
     min_weight,
     best,
+    skip_missing=False,
 ):
     """Best ``x <= t`` split of a numeric feature.
 
@@ -61,9 +62,17 @@ def scan_threshold(
     between two neighbouring present codes is tried with missing rows sent
     right and then left; last comes "every known value left, missing right".
 
+    ``skip_missing`` (``missing="surrogate"``, as rpart's ``bsplit``): the
+    rows missing the feature take no part; the thresholds are tried on the
+    known rows alone, their gain is ``cost(known rows) - cost(left) -
+    cost(right)`` (not rescaled to the node: rpart's improvement is the same
+    sum over the non-missing rows), and the leaf constraints apply to the
+    known rows of each side.
+
     Writes ``best = [gain, left_code, right_code, missing_left]`` (right_code
     -1 for the last kind) and returns the number of distinct present values
-    (missing counted as one); a feature with fewer than 2 cannot split.
+    (missing counted as one, unless skipped); a feature with fewer than 2
+    cannot split.
     """
     n_channels = total.shape[0]
     left = np.zeros(n_channels)
@@ -71,6 +80,12 @@ def scan_threshold(
     with_missing = np.empty(n_channels)
     missing = hist[n_known]
     has_missing = missing[0] > 0.0
+    known = total
+    if skip_missing:
+        if has_missing:
+            known = total - missing
+            parent_cost = weighted_impurity(known, criterion)
+        has_missing = False
     best[0] = -np.inf
     n_present = 1 if has_missing else 0
     prev = -1
@@ -80,7 +95,7 @@ def scan_threshold(
         n_present += 1
         if prev >= 0:
             for c in range(n_channels):
-                right[c] = total[c] - left[c]
+                right[c] = known[c] - left[c]
             if _side_ok(left, is_classification, min_count, min_weight) and _side_ok(
                 right, is_classification, min_count, min_weight
             ):
@@ -184,16 +199,23 @@ def scan_subset(
     min_weight,
     best,
     mask,
+    skip_missing=False,
 ):
     """Best binary split of a nominal feature into two sets of categories.
 
     The levels are the rows of ``hist[:n_rows]`` (categories, missing last)
     present at the node. Two classes and regression: levels sorted by the
     class-1 fraction / mean target (stable), best prefix; exact for these
-    criteria (Breiman et al. 1984, thm. 4.5; Fisher 1958). More classes: all
-    ``2**(L-1) - 1`` subsets in Gray-code order when ``L <= MAX_EXHAUSTIVE_LEVELS``,
-    else the best prefix of the levels sorted by each class's fraction in turn
-    (a heuristic).
+    criteria (Breiman et al. 1984, thm. 4.5; Fisher 1958) when no leaf-size
+    constraint binds. All other cases with ``L <= MAX_EXHAUSTIVE_LEVELS``
+    (more classes, or ``min_count > 1`` / ``min_weight > 0``, which the
+    ordering theorem does not cover): all ``2**(L-1) - 1`` subsets in Gray-code
+    order, exact. Beyond that: two classes and regression take the best
+    prefix as above, more classes the best prefix of the levels sorted by each
+    class's fraction in turn (heuristics).
+
+    ``skip_missing`` (``missing="surrogate"``): the missing level takes no
+    part, as in :func:`scan_threshold`; its mask entry stays 0.
 
     Writes ``best = [gain, -1, -1, missing_left]`` and ``mask[level]``: 1 for
     a level sent left, 2 for one sent right, 0 for a level absent at the node.
@@ -204,7 +226,13 @@ def scan_subset(
     right = np.empty(n_channels)
     levels = np.empty(n_rows, dtype=np.int64)
     n_levels = 0
-    for i in range(n_rows):
+    n_scanned = n_rows
+    if skip_missing:
+        n_scanned = n_rows - 1
+        if hist[n_rows - 1, 0] > 0.0:
+            total = total - hist[n_rows - 1]
+            parent_cost = weighted_impurity(total, criterion)
+    for i in range(n_scanned):
         if hist[i, 0] > 0.0:
             levels[n_levels] = i
             n_levels += 1
@@ -216,7 +244,11 @@ def scan_subset(
     if n_levels < 2:
         return n_levels
     keys = np.empty(n_levels)
-    if not is_classification or n_classes == 2:
+    # The ordering theorem ignores leaf-size constraints: with them, small
+    # problems are searched exhaustively so the answer stays exact.
+    ordered_is_exact = not is_classification or n_classes == 2
+    constrained = min_count > 1 or min_weight > 0.0
+    if ordered_is_exact and (not constrained or n_levels > MAX_EXHAUSTIVE_LEVELS):
         _level_keys(hist, levels, n_levels, is_classification, 2, keys)
         order = levels[:n_levels][np.argsort(keys, kind="mergesort")]
         gain, j = _scan_ordered_levels(
@@ -295,35 +327,30 @@ def scan_subset(
 
 
 @njit(cache=True)
-def _compact_histogram(
+def compact_histogram(
     codes_f,
-    rows,
-    start,
-    end,
+    ordered_rows,
     missing_code,
     y_class,
     y_value,
     weight,
     is_classification,
-    node_codes,
     hist,
     bin_codes,
 ):
-    """Histogram of only the codes present at the node, by sorting the node's codes.
+    """Histogram of only the codes present among ``ordered_rows`` (rows sorted by code).
 
     Fills ``hist[:m]`` (distinct known codes in increasing order, their codes in
-    ``bin_codes[:m]``) and ``hist[m]`` (missing rows); returns ``m``.
+    ``bin_codes[:m]``) and ``hist[m]`` (missing rows, which come last because
+    the missing code is the largest); returns ``m``.
     """
-    n = end - start
-    for i in range(n):
-        node_codes[i] = codes_f[rows[start + i]]
-    order = np.argsort(node_codes[:n])
     m = 0
     current = -1
+    n = ordered_rows.shape[0]
     first_missing = n
     for i in range(n):
-        position = order[i]
-        code = node_codes[position]
+        r = ordered_rows[i]
+        code = codes_f[r]
         if code == missing_code:
             first_missing = i
             break
@@ -333,14 +360,83 @@ def _compact_histogram(
             hist[m, :] = 0.0
             current = code
             bin_codes[m] = code
-        add_row(hist[m], rows[start + position], y_class, y_value, weight, is_classification)
+        add_row(hist[m], r, y_class, y_value, weight, is_classification)
     if current >= 0:
         m += 1
     hist[m, :] = 0.0
-    # The missing code is the largest, so missing rows come last in sorted order.
     for i in range(first_missing, n):
-        add_row(hist[m], rows[start + order[i]], y_class, y_value, weight, is_classification)
+        add_row(hist[m], ordered_rows[i], y_class, y_value, weight, is_classification)
     return m
+
+
+@njit(cache=True)
+def counting_sort_rows(codes_f, n_bins, out):
+    """All rows ordered by code (stable), in O(n + n_bins): ``out`` receives row ids."""
+    counts = np.zeros(n_bins + 1, dtype=np.int64)
+    for r in range(codes_f.shape[0]):
+        counts[codes_f[r] + 1] += 1
+    for k in range(n_bins):
+        counts[k + 1] += counts[k]
+    for r in range(codes_f.shape[0]):
+        code = codes_f[r]
+        out[counts[code]] = r
+        counts[code] += 1
+
+
+@njit(cache=True)
+def partition_sorted_rows(sorted_rows, start, end, child_of_row, bounds, buffer):
+    """Split each feature's code-ordered run ``sorted_rows[s, start:end]`` into its
+    children's runs (``bounds`` as :func:`partition_by_child` writes them),
+    keeping the code order inside each child."""
+    n_children = bounds.shape[0] - 1
+    position = np.empty(n_children, dtype=np.int64)
+    for s in range(sorted_rows.shape[0]):
+        for k in range(n_children):
+            position[k] = bounds[k] - start
+        for i in range(start, end):
+            r = sorted_rows[s, i]
+            k = child_of_row[r]
+            buffer[position[k]] = r
+            position[k] += 1
+        sorted_rows[s, start:end] = buffer[: end - start]
+
+
+@njit(cache=True)
+def summarise_children(
+    rows,
+    bounds,
+    codes_f,
+    missing_code,
+    y_class,
+    y_value,
+    weight,
+    is_classification,
+    child_of_row,
+    sorted_rows,
+    sorted_buffer,
+    stats_out,
+):
+    """After a partition: each child's statistics row, the child of every row,
+    and each feature's code-ordered runs split by child.
+
+    ``bounds`` are the children's run boundaries in ``rows``. Writes
+    ``stats_out[k]`` for child ``k`` and ``child_of_row[r]`` for the node's
+    rows; returns how many of them miss the split feature (code ``missing_code``).
+    """
+    n_missing = 0
+    for k in range(bounds.shape[0] - 1):
+        stats_out[k, :] = 0.0
+        for i in range(bounds[k], bounds[k + 1]):
+            r = rows[i]
+            child_of_row[r] = k
+            add_row(stats_out[k], r, y_class, y_value, weight, is_classification)
+            if codes_f[r] == missing_code:
+                n_missing += 1
+    if sorted_rows.shape[0] > 0:
+        partition_sorted_rows(
+            sorted_rows, bounds[0], bounds[-1], child_of_row, bounds, sorted_buffer
+        )
+    return n_missing
 
 
 @njit(cache=True)
@@ -370,6 +466,9 @@ def find_best_split(
     scratch_mask,
     out,
     out_mask,
+    sorted_rows,
+    sorted_slot,
+    skip_missing=False,
 ):
     """Best split of the node ``rows[start:end]`` over the features in ``feature_order``.
 
@@ -378,8 +477,15 @@ def find_best_split(
     statistics come from ``node_hist`` when ``node_hist_offsets[f] >= 0``
     (kept for the node, e.g. by subtraction), else from a histogram built now
     (nominal features, and numeric ones with at most ``hist_ratio`` codes per
-    node row), else from a compact histogram made by sorting the node's codes.
-    Both give the same answer; only the cost differs.
+    node row), else from a compact histogram of the codes present at the node,
+    read in code order from ``sorted_rows[sorted_slot[f], start:end]`` (the
+    node's rows kept sorted by that feature's code) when the feature has a
+    slot, else by sorting the node's codes. All paths give the same answer;
+    only the cost differs.
+
+    ``skip_missing`` (``missing="surrogate"``): each feature is evaluated on
+    the node's rows that know it (see :func:`scan_threshold`); a feature
+    known at fewer than two distinct values cannot split.
 
     Writes the slots ``OUT_*`` of ``out`` (gain -inf when no split satisfies
     the leaf constraints) and, for a subset split, ``out_mask`` as
@@ -408,20 +514,34 @@ def find_best_split(
             )
         else:
             identity = False
-            n_known = _compact_histogram(
-                codes_f,
-                rows,
-                start,
-                end,
-                n_codes[f],
-                y_class,
-                y_value,
-                weight,
-                is_classification,
-                scratch_codes,
-                scratch_hist,
-                scratch_codes[n_node:],
-            )
+            bin_codes = scratch_codes[n_node:]
+            if sorted_slot[f] >= 0:
+                n_known = compact_histogram(
+                    codes_f,
+                    sorted_rows[sorted_slot[f], start:end],
+                    n_codes[f],
+                    y_class,
+                    y_value,
+                    weight,
+                    is_classification,
+                    scratch_hist,
+                    bin_codes,
+                )
+            else:
+                node_codes = scratch_codes[:n_node]
+                for i in range(n_node):
+                    node_codes[i] = codes_f[rows[start + i]]
+                n_known = compact_histogram(
+                    codes_f,
+                    rows[start:end][np.argsort(node_codes)],
+                    n_codes[f],
+                    y_class,
+                    y_value,
+                    weight,
+                    is_classification,
+                    scratch_hist,
+                    bin_codes,
+                )
             hist = scratch_hist[: n_known + 1]
         if is_nominal[f]:
             n_present = scan_subset(
@@ -436,6 +556,7 @@ def find_best_split(
                 min_weight,
                 best,
                 scratch_mask,
+                skip_missing,
             )
         else:
             n_present = scan_threshold(
@@ -450,6 +571,7 @@ def find_best_split(
                 min_count,
                 min_weight,
                 best,
+                skip_missing,
             )
         if n_present < 2:
             continue

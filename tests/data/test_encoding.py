@@ -1,0 +1,195 @@
+"""Codes: order-preserving ranks, the missing code, thresholds, unseen categories."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+
+from treelearn import CARTClassifier, CARTRegressor
+from treelearn.data.dataset import build_dataset
+from treelearn.data.encoding import numeric_threshold
+
+SETTINGS = settings(max_examples=100, deadline=None)
+
+finite = st.floats(allow_nan=False, allow_infinity=False, width=64)
+
+
+# ---------------------------------------------------------------------------
+# Numeric codes
+# ---------------------------------------------------------------------------
+
+
+@SETTINGS
+@given(
+    values=arrays(np.float64, st.integers(1, 60), elements=finite | st.just(np.nan)),
+)
+def test_numeric_codes_are_ranks_that_keep_order(values):
+    if np.isnan(values).all():
+        values[0] = 0.0
+    values[values == 0.0] = 0.0  # -0.0 and 0.0 are one value
+    dataset = build_dataset(values.reshape(-1, 1))
+    codes = dataset.codes[:, 0].astype(np.int64)
+    missing = np.isnan(values)
+    distinct = np.unique(values[~missing])
+    assert dataset.n_codes[0] == distinct.shape[0]
+    np.testing.assert_array_equal(dataset.numeric_values[0], distinct)
+    # The missing code is n_codes (one past the last known code).
+    np.testing.assert_array_equal(codes[missing], dataset.n_codes[0])
+    # Known codes are the rank of the value among the distinct values...
+    np.testing.assert_array_equal(codes[~missing], np.searchsorted(distinct, values[~missing]))
+    # ...so they order rows exactly as the values do.
+    known = values[~missing]
+    kc = codes[~missing]
+    np.testing.assert_array_equal(known[:, None] < known[None, :], kc[:, None] < kc[None, :])
+    np.testing.assert_array_equal(known[:, None] == known[None, :], kc[:, None] == kc[None, :])
+
+
+def test_numeric_codes_pin_an_example():
+    X = np.array([[3.5, 0.0], [-1.0, 1.0], [3.5, 2.0], [np.nan, 3.0], [10.0, 4.0], [-1.0, 5.0]])
+    dataset = build_dataset(X)
+    np.testing.assert_array_equal(dataset.codes[:, 0], [1, 0, 1, 3, 2, 0])
+    np.testing.assert_array_equal(dataset.n_codes, [3, 6])
+    np.testing.assert_array_equal(dataset.numeric_values[0], [-1.0, 3.5, 10.0])
+    assert dataset.numeric_values[1].tolist() == [0, 1, 2, 3, 4, 5]
+    np.testing.assert_array_equal(dataset.has_missing, [True, False])
+    assert not dataset.is_nominal.any()
+    assert dataset.codes.flags.f_contiguous
+    assert dataset.codes.dtype == np.uint8
+
+
+def test_code_dtype_widens_only_when_the_missing_code_needs_it():
+    assert build_dataset(np.arange(255.0).reshape(-1, 1)).codes.dtype == np.uint8  # max 255
+    wide = build_dataset(np.arange(256.0).reshape(-1, 1))  # missing code 256
+    assert wide.codes.dtype == np.uint16
+    assert int(wide.codes[:, 0].max()) == 255 and wide.n_codes[0] == 256
+
+
+# ---------------------------------------------------------------------------
+# Nominal codes
+# ---------------------------------------------------------------------------
+
+
+def test_nominal_codes_follow_sorted_categories_and_missing_is_last():
+    frame = pd.DataFrame(
+        {
+            "color": ["red", "blue", None, "green", "blue", np.nan],
+            "size": pd.Categorical(["S", "L", "M", "S", None, "L"], categories=["S", "M", "L"]),
+            "flag": [True, False, True, True, False, False],
+        }
+    )
+    dataset = build_dataset(frame)
+    assert dataset.is_nominal.tolist() == [True, True, True]
+    assert dataset.schema.categories[0] == ("blue", "green", "red")
+    np.testing.assert_array_equal(dataset.codes[:, 0], [2, 0, 3, 1, 0, 3])
+    # A declared category order is kept (not sorted); missing gets n_codes = 3.
+    assert dataset.schema.categories[1] == ("S", "M", "L")
+    np.testing.assert_array_equal(dataset.codes[:, 1], [0, 2, 1, 0, 3, 2])
+    assert dataset.schema.categories[2] == (False, True)
+    np.testing.assert_array_equal(dataset.codes[:, 2], [1, 0, 1, 1, 0, 0])
+    np.testing.assert_array_equal(dataset.n_codes, [3, 3, 2])
+
+
+def test_categorical_features_makes_numbers_nominal():
+    X = np.array([[10.0, 1.0], [30.0, 2.0], [20.0, 3.0], [np.nan, 4.0]])
+    dataset = build_dataset(X, categorical_features=[0])
+    assert dataset.is_nominal.tolist() == [True, False]
+    assert dataset.numeric_values[0] is None
+    assert dataset.n_codes[0] == 3
+    np.testing.assert_array_equal(dataset.codes[:, 0], [0, 2, 1, 3])
+
+
+# ---------------------------------------------------------------------------
+# Thresholds
+# ---------------------------------------------------------------------------
+
+
+def test_threshold_is_the_midpoint_of_neighbouring_values():
+    values = np.array([-3.0, 1.0, 2.0, 4.0])
+    assert numeric_threshold(values, 0, 1) == -1.0
+    assert numeric_threshold(values, 1, 2) == 1.5
+    assert numeric_threshold(values, 2, 3) == 3.0
+    # Huge values: no overflow to inf.
+    big = np.array([1.0e308, 1.7e308])
+    assert numeric_threshold(big, 0, 1) == pytest.approx(1.35e308)
+
+
+def test_adjacent_floats_threshold_keeps_them_apart():
+    low = np.nextafter(1.0, 2.0)  # 1 + eps: odd last mantissa bit
+    high = np.nextafter(low, 2.0)  # 1 + 2 eps
+    assert low / 2.0 + high / 2.0 == high  # the midpoint rounds up to the right value
+    threshold = numeric_threshold(np.array([low, high]), 0, 1)
+    assert threshold == low
+    assert low <= threshold < high
+    # Rounding down to the left value is fine as it is.
+    a, b = 1.0, np.nextafter(1.0, 2.0)
+    assert numeric_threshold(np.array([a, b]), 0, 1) == a
+
+
+def test_adjacent_floats_are_separated_by_a_fitted_tree():
+    low = np.nextafter(1.0, 2.0)
+    high = np.nextafter(low, 2.0)
+    X = np.array([[low], [high], [low], [high]])
+    y = np.array([0, 1, 0, 1])
+    model = CARTClassifier().fit(X, y)
+    assert model.tree_.node_count == 3
+    assert model.tree_.threshold[0] == low
+    np.testing.assert_array_equal(model.predict(X), y)
+
+
+@SETTINGS
+@given(values=arrays(np.float64, st.integers(2, 30), elements=finite, unique=True))
+def test_thresholds_separate_every_pair_of_neighbours(values):
+    values = np.unique(values)
+    for k in range(values.shape[0] - 1):
+        t = numeric_threshold(values, k, k + 1)
+        assert values[k] <= t < values[k + 1]
+
+
+# ---------------------------------------------------------------------------
+# Unseen categories at predict time are treated as missing
+# ---------------------------------------------------------------------------
+
+
+def _frame_with_missing(n=200, seed=0):
+    rng = np.random.default_rng(seed)
+    color = rng.choice(["blue", "green", "red", "white"], n).astype(object)
+    color[rng.random(n) < 0.15] = None
+    x = rng.normal(size=n)
+    y = np.where(np.isin(color, ["red", "white"]), 1, 0)
+    y[color == None] = 1  # noqa: E711 - elementwise comparison
+    y = np.where(rng.random(n) < 0.1, 1 - y, y)
+    return pd.DataFrame({"color": color, "x": x}), y
+
+
+def test_unseen_category_predicts_like_missing_classifier():
+    X, y = _frame_with_missing()
+    model = CARTClassifier(max_depth=3, random_state=0).fit(X, y)
+    assert model.tree_.feature[0] == 0  # the root splits on the nominal column
+    test = pd.DataFrame({"color": ["purple", "black", "red", "blue"], "x": [0.1, -0.3, 0.2, 0.0]})
+    as_missing = test.assign(color=[None, None, "red", "blue"])
+    np.testing.assert_array_equal(model.predict(test), model.predict(as_missing))
+    np.testing.assert_array_equal(model.predict_proba(test), model.predict_proba(as_missing))
+    np.testing.assert_array_equal(model.apply(test), model.apply(as_missing))
+    as_nan = test.assign(color=[np.nan, np.nan, "red", "blue"])
+    np.testing.assert_array_equal(model.apply(test), model.apply(as_nan))
+    # Missing rows were class 1 in training and learn their own direction: they do
+    # not simply follow the heavier child.
+    assert model.predict(as_missing)[0] == 1
+
+
+def test_unseen_category_predicts_like_missing_regressor_numpy():
+    rng = np.random.default_rng(1)
+    n = 300
+    color = rng.choice(["a", "b", "c"], n).astype(object)
+    y = np.select([color == "a", color == "b"], [1.0, 5.0], 9.0) + rng.normal(0, 0.1, n)
+    color[:20] = None
+    y[:20] = 20.0
+    X = np.column_stack([color, rng.normal(size=n)]).astype(object)
+    model = CARTRegressor(max_depth=4, categorical_features=[0]).fit(X, y)
+    test = np.array([["zzz", 0.0], [None, 0.0], ["b", 0.0]], dtype=object)
+    prediction = model.predict(test)
+    assert prediction[0] == prediction[1]
+    assert prediction[0] == pytest.approx(20.0, abs=0.5)
+    assert prediction[2] == pytest.approx(5.0, abs=0.5)

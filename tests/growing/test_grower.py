@@ -1,0 +1,394 @@
+"""The grower: every split is the brute-force best of its node, every stop rule holds,
+every statistics path grows the same tree, and growth is deterministic.
+
+The training rows are routed down the grown Tree by their codes, so each node's
+rows are known; then each node's recorded statistics are recomputed from its
+rows, each split is compared with :func:`_oracles.brute_force_best_split` on
+those rows, and each leaf that the stop rules allowed to split is shown to
+have no admissible split.
+"""
+
+import numpy as np
+import pandas as pd
+import pytest
+from _oracles import brute_force_best_split, naive_cost, naive_split_gain
+
+from treelearn._dtypes import NO_CHILD, NODE_SUBSET, NODE_THRESHOLD
+from treelearn.data.dataset import build_dataset
+from treelearn.growing import CART, Grower
+from treelearn.growing import grower as grower_module
+
+EPS = np.finfo(np.float64).eps
+
+
+# ---------------------------------------------------------------------------
+# Data and helpers
+# ---------------------------------------------------------------------------
+
+
+def make_data(task, n=160, seed=0, nominal=True, missing=True, weights="floats"):
+    """Mixed data: numeric columns with ties and NaN, nominal columns with None."""
+    rng = np.random.default_rng(seed)
+    columns = {
+        "a": np.round(rng.normal(size=n), 1),  # about 40 distinct values: ties
+        "b": rng.integers(0, 6, n).astype(float),  # 6 values: many ties
+        "c": rng.normal(size=n),  # distinct values
+    }
+    if nominal:
+        columns["d"] = rng.choice(["p", "q", "r", "s", "t"], n).astype(object)
+        columns["e"] = rng.choice(["u", "v"], n).astype(object)
+    frame = pd.DataFrame(columns)
+    if missing:
+        for name in frame.columns:
+            holes = rng.random(n) < 0.1
+            frame.loc[holes, name] = None if frame[name].dtype == object else np.nan
+    signal = (
+        (frame["a"].fillna(0) > 0.2).astype(float)
+        + 0.8 * (frame["b"].fillna(2) >= 3)
+        + (frame["d"].isin(["p", "s"]) if nominal else 0)
+    )
+    if task == "regression":
+        y = signal + rng.normal(0.0, 0.5, n)
+        n_classes = 0
+    else:
+        n_classes = 2 if task == "binary" else 3
+        noisy = signal + rng.normal(0.0, 0.7, n)
+        y = np.clip(np.floor(noisy * n_classes / 3.0), 0, n_classes - 1).astype(np.int64)
+    if weights == "ones":
+        w = np.ones(n)
+    elif weights == "integers":
+        w = rng.integers(1, 4, n).astype(float)
+    else:
+        w = rng.uniform(0.2, 2.0, n)
+    return frame, y, w, n_classes
+
+
+def grow(frame, y, w, n_classes, seed=0, **spec):
+    dataset = build_dataset(frame)
+    criterion = spec.pop("criterion", "gini" if n_classes else "squared_error")
+    spec = CART.replace(criterion=criterion, **spec)
+    tree = Grower(dataset, y, w, n_classes, spec, np.random.default_rng(seed)).grow()
+    return dataset, tree, spec
+
+
+def route_rows(tree, dataset):
+    """The training rows of every node, by sending each row down by its codes."""
+    rows_of = [None] * tree.node_count
+    rows_of[0] = np.arange(dataset.n_samples)
+    for node in range(tree.node_count):
+        if tree.kind[node] not in (NODE_THRESHOLD, NODE_SUBSET):
+            continue
+        rows = rows_of[node]
+        f = tree.feature[node]
+        codes = dataset.codes[rows, f].astype(np.int64)
+        missing = codes == dataset.n_codes[f]
+        child = np.full(rows.shape[0], tree.missing_child[node])
+        known = ~missing
+        if tree.kind[node] == NODE_THRESHOLD:
+            values = dataset.numeric_values[f][codes[known]]
+            child[known] = np.where(values <= tree.threshold[node], 0, 1)
+        else:
+            cats = tree.category_child[tree.category_ptr[node] : tree.category_ptr[node + 1]]
+            mapped = cats[codes[known]]
+            assert np.all(mapped != NO_CHILD), "a training row reached an unseen category"
+            child[known] = mapped
+        for k, c in enumerate(tree.children_of(node)):
+            rows_of[c] = rows[child == k]
+    return rows_of
+
+
+def criterion_name(spec):
+    return spec.criterion
+
+
+def check_tree(dataset, tree, spec, y, w, n_classes, check_leaves=True):
+    """Statistics, optimal splits and stop rules of every node (see the module docstring)."""
+    rows_of = route_rows(tree, dataset)
+    crit = criterion_name(spec)
+    total_weight = w.sum()
+    n_split = 0
+    for node, rows in enumerate(rows_of):
+        y_node, w_node = y[rows], w[rows]
+        weight = w_node.sum()
+        # Recorded statistics are those of the node's rows.
+        assert tree.n_samples[node] == rows.shape[0]
+        assert tree.weight[node] == pytest.approx(weight, rel=1e-12)
+        impurity = naive_cost(y_node, w_node, crit, n_classes) / weight
+        assert tree.impurity[node] == pytest.approx(impurity, rel=1e-9, abs=1e-12)
+        if n_classes:
+            expected = np.bincount(y_node, weights=w_node, minlength=n_classes)
+            np.testing.assert_allclose(tree.value[node], expected, rtol=1e-12)
+        else:
+            assert tree.value[node, 0] == pytest.approx((w_node * y_node).sum() / weight)
+        depth = tree.node_depth[node]
+        allowed = not (
+            (spec.max_depth is not None and depth >= spec.max_depth)
+            or rows.shape[0] < spec.min_samples_split
+            or rows.shape[0] < 2 * spec.min_samples_leaf
+            or weight < 2 * spec.min_weight_leaf
+            or tree.impurity[node] <= EPS
+        )
+        best, _ = (
+            brute_force_best_split(
+                dataset.codes,
+                dataset.n_codes,
+                dataset.is_nominal,
+                y,
+                w,
+                rows,
+                crit,
+                n_classes,
+                min_count=spec.min_samples_leaf,
+                min_weight=spec.min_weight_leaf,
+            )
+            if allowed
+            else (-np.inf, None)
+        )
+        scale = max(1.0, naive_cost(y_node, w_node, crit, n_classes))
+        if tree.is_leaf[node]:
+            if check_leaves and allowed:
+                # Nothing admissible was left unsplit.
+                assert best == -np.inf or best / total_weight + EPS < spec.min_impurity_decrease, (
+                    node,
+                    best,
+                )
+            continue
+        n_split += 1
+        assert allowed, f"node {node} was split although a stop rule forbids it"
+        kids = tree.children_of(node)
+        left = np.isin(rows, rows_of[kids[0]])
+        for k in kids:
+            assert rows_of[k].shape[0] >= spec.min_samples_leaf
+            assert w[rows_of[k]].sum() >= spec.min_weight_leaf
+        gain = naive_split_gain(y_node, w_node, left, crit, n_classes)
+        assert gain == pytest.approx(best, rel=1e-9, abs=1e-9 * scale), (node, gain, best)
+        assert gain / total_weight + EPS >= spec.min_impurity_decrease
+    return n_split
+
+
+# ---------------------------------------------------------------------------
+# Every split is the best; statistics are right; stop rules hold
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("task", "criterion", "weights", "seed"),
+    [
+        ("binary", "gini", "ones", 0),
+        ("binary", "entropy", "floats", 1),
+        ("multiclass", "gini", "floats", 2),
+        ("multiclass", "entropy", "integers", 3),
+        ("regression", "squared_error", "ones", 4),
+        ("regression", "squared_error", "floats", 5),
+    ],
+)
+def test_every_split_is_the_brute_force_best(task, criterion, weights, seed):
+    frame, y, w, n_classes = make_data(task, seed=seed, weights=weights)
+    dataset, tree, spec = grow(frame, y, w, n_classes, criterion=criterion, max_depth=4)
+    assert check_tree(dataset, tree, spec, y, w, n_classes) >= 5
+    assert tree.max_depth <= 4
+
+
+@pytest.mark.parametrize("task", ["binary", "multiclass", "regression"])
+@pytest.mark.parametrize(
+    "rules",
+    [
+        {"min_samples_leaf": 7},
+        {"min_samples_split": 30},
+        {"min_weight_leaf": 9.0},
+        {"min_impurity_decrease": 0.01},
+        {"max_depth": 2, "min_samples_leaf": 3},
+    ],
+    ids=[
+        "min_samples_leaf",
+        "min_samples_split",
+        "min_weight_leaf",
+        "min_impurity_decrease",
+        "max_depth",
+    ],
+)
+def test_stop_rules(task, rules):
+    frame, y, w, n_classes = make_data(task, seed=11)
+    dataset, tree, spec = grow(frame, y, w, n_classes, **rules)
+    assert check_tree(dataset, tree, spec, y, w, n_classes) >= 2
+    leaves = tree.is_leaf
+    assert np.all(tree.n_samples[leaves] >= spec.min_samples_leaf)
+    assert np.all(tree.weight[leaves] >= spec.min_weight_leaf)
+    assert np.all(tree.n_samples[~leaves] >= spec.min_samples_split)
+    if spec.max_depth is not None:
+        assert tree.max_depth == spec.max_depth
+
+
+def test_full_tree_without_duplicates_has_pure_or_single_row_leaves():
+    frame, y, w, n_classes = make_data("multiclass", seed=6, missing=True)
+    dataset, tree, spec = grow(frame, y, w, n_classes)
+    check_tree(dataset, tree, spec, y, w, n_classes)
+    leaves = tree.is_leaf
+    # Every impure leaf holds rows no split can separate (identical codes).
+    rows_of = route_rows(tree, dataset)
+    for node in np.flatnonzero(leaves & (tree.impurity > EPS)):  # pure up to rounding
+        codes = dataset.codes[rows_of[node]]
+        assert np.all(codes == codes[0])
+
+
+# ---------------------------------------------------------------------------
+# max_leaf_nodes: best-first growth
+# ---------------------------------------------------------------------------
+
+
+def _internal_row_sets(tree, dataset):
+    rows_of = route_rows(tree, dataset)
+    return {tuple(rows_of[i]) for i in np.flatnonzero(~tree.is_leaf)}, rows_of
+
+
+@pytest.mark.parametrize("task", ["binary", "regression"])
+def test_max_leaf_nodes_grows_best_first(task):
+    frame, y, w, n_classes = make_data(task, seed=21, nominal=False)
+    crit = "gini" if n_classes else "squared_error"
+    previous = set()
+    small_tree = small_rows = None
+    for k in range(2, 12):
+        dataset, tree, spec = grow(frame, y, w, n_classes, max_leaf_nodes=k)
+        assert tree.n_leaves == k
+        check_tree(dataset, tree, spec, y, w, n_classes, check_leaves=False)
+        internal, rows_of = _internal_row_sets(tree, dataset)
+        # Growth is nested: the tree with k leaves is the one with k-1 plus one split...
+        assert previous <= internal and len(internal) == len(previous) + 1
+        added = (internal - previous).pop()
+        if previous:
+            # ...and that split has the largest gain among the leaves of the smaller tree.
+            gains = {}
+            for node in np.flatnonzero(small_tree.is_leaf):
+                rows = small_rows[node]
+                best, _ = brute_force_best_split(
+                    dataset.codes,
+                    dataset.n_codes,
+                    dataset.is_nominal,
+                    y,
+                    w,
+                    rows,
+                    crit,
+                    n_classes,
+                )
+                gains[tuple(rows)] = best
+            assert gains[added] == pytest.approx(max(gains.values()), rel=1e-12)
+        previous = internal
+        small_tree, small_rows = tree, rows_of
+
+
+def test_max_leaf_nodes_large_equals_unlimited_tree():
+    frame, y, w, n_classes = make_data("binary", seed=8)
+    _, full, _ = grow(frame, y, w, n_classes)
+    _, capped, _ = grow(frame, y, w, n_classes, max_leaf_nodes=10_000)
+    dataset = build_dataset(frame)
+    assert full.n_leaves == capped.n_leaves
+    assert _internal_row_sets(full, dataset)[0] == _internal_row_sets(capped, dataset)[0]
+
+
+# ---------------------------------------------------------------------------
+# Statistics paths (kept histograms with subtraction, built, sorted) give one tree
+# ---------------------------------------------------------------------------
+
+PATHS = {
+    "default": {},
+    "kept histograms, subtraction everywhere": {"STORE_MIN_ROWS": 1},
+    "no kept histograms, sort every node": {"STORE_MIN_ROWS": 10**9, "HIST_RATIO": 0.0},
+    "no kept histograms, histogram every node": {"STORE_MIN_ROWS": 10**9, "HIST_RATIO": 1e18},
+    "pre-sorted rows for numeric features": {"STORE_MAX_BINS": 0, "HIST_RATIO": 0.0},
+    "kept histograms for every feature": {"STORE_MAX_BINS": 10**6, "STORE_MIN_ROWS": 1},
+}
+
+
+def _tree_arrays(tree):
+    names = (
+        "feature",
+        "kind",
+        "threshold",
+        "children",
+        "category_child",
+        "missing_child",
+        "value",
+        "n_samples",
+        "weight",
+        "impurity",
+    )
+    return {name: getattr(tree, name) for name in names}
+
+
+@pytest.mark.parametrize("task", ["binary", "multiclass", "regression"])
+def test_statistics_paths_grow_the_same_tree(task, monkeypatch):
+    frame, y, w, n_classes = make_data(task, n=400, seed=13, weights="integers")
+    if task == "regression":
+        y = np.round(y * 4)  # integer targets: every sum is exact whatever the order
+    reference = None
+    for name, constants in PATHS.items():
+        with monkeypatch.context() as patch:
+            for constant, value in constants.items():
+                patch.setattr(grower_module, constant, value)
+            _, tree, _ = grow(frame, y, w, n_classes, min_samples_leaf=2)
+        arrays = _tree_arrays(tree)
+        if reference is None:
+            reference = arrays
+            assert tree.node_count > 30
+            continue
+        for key, array in arrays.items():
+            np.testing.assert_array_equal(array, reference[key], err_msg=f"{name}: {key}")
+
+
+def test_subtraction_path_is_optimal_on_a_large_node(monkeypatch):
+    """Above STORE_MIN_ROWS the root keeps histograms and children get them by
+    subtraction; the splits stay the brute-force best."""
+    frame, y, w, n_classes = make_data("binary", n=1500, seed=3, weights="floats")
+    dataset, tree, spec = grow(frame, y, w, n_classes, max_depth=2)
+    assert dataset.n_samples >= grower_module.STORE_MIN_ROWS
+    check_tree(dataset, tree, spec, y, w, n_classes)
+
+
+# ---------------------------------------------------------------------------
+# Determinism and max_features
+# ---------------------------------------------------------------------------
+
+
+def test_growth_is_deterministic():
+    frame, y, w, n_classes = make_data("multiclass", seed=9)
+    first = _tree_arrays(grow(frame, y, w, n_classes)[1])
+    second = _tree_arrays(grow(frame, y, w, n_classes)[1])
+    for key in first:
+        np.testing.assert_array_equal(first[key], second[key])
+
+
+def test_max_features_draws_depend_only_on_the_seed():
+    frame, y, w, n_classes = make_data("binary", seed=10)
+    a = _tree_arrays(grow(frame, y, w, n_classes, seed=1, max_features=2)[1])
+    b = _tree_arrays(grow(frame, y, w, n_classes, seed=1, max_features=2)[1])
+    for key in a:
+        np.testing.assert_array_equal(a[key], b[key])
+    others = [grow(frame, y, w, n_classes, seed=s, max_features=2)[1] for s in range(2, 6)]
+    assert any(
+        t.node_count != len(a["feature"]) or not np.array_equal(t.feature, a["feature"])
+        for t in others
+    )
+
+
+def test_max_features_split_is_best_among_drawn_features():
+    """With max_features=1 each split is the best split of *some* single feature."""
+    frame, y, w, n_classes = make_data("binary", seed=12, nominal=False)
+    dataset, tree, _ = grow(frame, y, w, n_classes, seed=3, max_features=1, max_depth=3)
+    rows_of = route_rows(tree, dataset)
+    for node in np.flatnonzero(~tree.is_leaf):
+        rows = rows_of[node]
+        f = int(tree.feature[node])
+        best, _ = brute_force_best_split(
+            dataset.codes,
+            dataset.n_codes,
+            dataset.is_nominal,
+            y,
+            w,
+            rows,
+            "gini",
+            2,
+            features=[f],
+        )
+        left = np.isin(rows, rows_of[tree.children_of(node)[0]])
+        gain = naive_split_gain(y[rows], w[rows], left, "gini", 2)
+        assert gain == pytest.approx(best, rel=1e-9, abs=1e-12)

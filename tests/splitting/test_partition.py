@@ -1,0 +1,136 @@
+"""Partition kernels: stable, every row kept exactly once, rows go where the split says."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from treelearn.splitting import _kernels as K
+
+SETTINGS = settings(max_examples=100, deadline=None)
+
+
+@st.composite
+def node_rows(draw):
+    n = draw(st.integers(1, 120))
+    n_codes = draw(st.integers(1, 300))
+    seed = draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    dtype = np.uint8 if n_codes < 255 else np.uint16
+    codes = rng.integers(0, n_codes + 1, n).astype(dtype)  # n_codes = missing
+    rows = rng.permutation(n).astype(np.intp)
+    start = draw(st.integers(0, n - 1))
+    end = draw(st.integers(start, n))
+    return codes, n_codes, rows, start, end, rng
+
+
+@SETTINGS
+@given(data=node_rows(), missing_left=st.booleans())
+def test_partition_threshold(data, missing_left):
+    codes, n_codes, rows, start, end, rng = data
+    left_code = int(rng.integers(-1, n_codes + 1))
+    original = rows.copy()
+    buffer = np.full(rows.shape[0], -7, dtype=np.intp)
+    middle = K.partition_threshold(
+        codes, rows, start, end, left_code, n_codes, missing_left, buffer
+    )
+    node = original[start:end]
+    node_codes = codes[node].astype(np.int64)
+    goes_left = np.where(node_codes == n_codes, missing_left, node_codes <= left_code)
+    # Left rows first, then right rows, each in their original order (stable).
+    assert middle == start + int(goes_left.sum())
+    np.testing.assert_array_equal(rows[start:middle], node[goes_left])
+    np.testing.assert_array_equal(rows[middle:end], node[~goes_left])
+    # Rows outside the node are untouched; every row is still there exactly once.
+    np.testing.assert_array_equal(rows[:start], original[:start])
+    np.testing.assert_array_equal(rows[end:], original[end:])
+    np.testing.assert_array_equal(np.sort(rows), np.arange(rows.shape[0]))
+
+
+@SETTINGS
+@given(data=node_rows(), n_children=st.integers(1, 5))
+def test_partition_by_child(data, n_children):
+    codes, n_codes, rows, start, end, rng = data
+    child_of_code = rng.integers(0, n_children, n_codes + 1).astype(np.int64)
+    original = rows.copy()
+    buffer = np.full(rows.shape[0], -7, dtype=np.intp)
+    bounds = np.full(n_children + 1, -1, dtype=np.int64)
+    K.partition_by_child(codes, rows, start, end, child_of_code, n_children, buffer, bounds)
+    node = original[start:end]
+    child = child_of_code[codes[node].astype(np.int64)]
+    expected_bounds = start + np.concatenate(
+        [[0], np.cumsum(np.bincount(child, minlength=n_children))]
+    )
+    np.testing.assert_array_equal(bounds, expected_bounds)
+    for k in range(n_children):
+        np.testing.assert_array_equal(rows[bounds[k] : bounds[k + 1]], node[child == k])
+    np.testing.assert_array_equal(rows[:start], original[:start])
+    np.testing.assert_array_equal(rows[end:], original[end:])
+    np.testing.assert_array_equal(np.sort(rows), np.arange(rows.shape[0]))
+
+
+def test_partition_threshold_pins_an_example():
+    codes = np.array([3, 0, 2, 1, 3, 0, 2], dtype=np.uint8)  # 3 = missing
+    rows = np.array([6, 5, 4, 3, 2, 1, 0], dtype=np.intp)
+    buffer = np.empty(7, dtype=np.intp)
+    # Node = rows[1:6] = 5 4 3 2 1 (codes 0 3 1 2 0); left iff code <= 1, missing right.
+    middle = K.partition_threshold(codes, rows, 1, 6, 1, 3, False, buffer)
+    assert middle == 4
+    np.testing.assert_array_equal(rows, [6, 5, 3, 1, 4, 2, 0])
+    rows = np.array([6, 5, 4, 3, 2, 1, 0], dtype=np.intp)
+    middle = K.partition_threshold(codes, rows, 1, 6, 1, 3, True, buffer)
+    assert middle == 5
+    np.testing.assert_array_equal(rows, [6, 5, 4, 3, 1, 2, 0])
+
+
+def test_partition_by_child_pins_an_example():
+    codes = np.array([0, 1, 2, 3, 0, 1, 2, 3], dtype=np.uint8)
+    rows = np.arange(8, dtype=np.intp)[::-1].copy()
+    child_of_code = np.array([1, 0, 1, 0], dtype=np.int64)
+    buffer = np.empty(8, dtype=np.intp)
+    bounds = np.empty(3, dtype=np.int64)
+    K.partition_by_child(codes, rows, 0, 8, child_of_code, 2, buffer, bounds)
+    np.testing.assert_array_equal(bounds, [0, 4, 8])
+    np.testing.assert_array_equal(rows, [7, 5, 3, 1, 6, 4, 2, 0])
+
+
+@pytest.mark.skipif(
+    not hasattr(K, "counting_sort_rows"), reason="no pre-sorted row kernels in this engine"
+)
+@SETTINGS
+@given(data=node_rows())
+def test_counting_sort_rows_is_a_stable_sort(data):
+    codes, n_codes, _, _, _, _ = data
+    out = np.full(codes.shape[0], -1, dtype=np.int32)
+    K.counting_sort_rows(codes, n_codes + 1, out)
+    np.testing.assert_array_equal(out, np.argsort(codes, kind="stable"))
+
+
+@pytest.mark.skipif(
+    not hasattr(K, "partition_sorted_rows"), reason="no pre-sorted row kernels in this engine"
+)
+@SETTINGS
+@given(data=node_rows(), n_children=st.integers(2, 3), n_slots=st.integers(1, 3))
+def test_partition_sorted_rows_keeps_code_order_in_each_child(data, n_children, n_slots):
+    codes, _, rows, start, end, rng = data
+    n = codes.shape[0]
+    # Each slot: the node's rows ordered by some feature's code; outside the node, junk.
+    feature_codes = [rng.integers(0, 10, n) for _ in range(n_slots)]
+    child_of_row = rng.integers(0, n_children, n).astype(np.int64)
+    node = rows[start:end]
+    # The children's runs, as partition_by_child lays them out.
+    sizes = np.bincount(child_of_row[node], minlength=n_children)
+    bounds = (start + np.concatenate([[0], np.cumsum(sizes)])).astype(np.int64)
+    sorted_rows = np.tile(np.arange(n, dtype=np.int32)[::-1], (n_slots, 1))
+    for s in range(n_slots):
+        sorted_rows[s, start:end] = node[np.argsort(feature_codes[s][node], kind="stable")]
+    before = sorted_rows.copy()
+    buffer = np.empty(n, dtype=np.int32)
+    K.partition_sorted_rows(sorted_rows, start, end, child_of_row, bounds, buffer)
+    for s in range(n_slots):
+        np.testing.assert_array_equal(sorted_rows[s, :start], before[s, :start])
+        np.testing.assert_array_equal(sorted_rows[s, end:], before[s, end:])
+        ordered = before[s, start:end]
+        for k in range(n_children):
+            run = sorted_rows[s, bounds[k] : bounds[k + 1]]
+            np.testing.assert_array_equal(run, ordered[child_of_row[ordered] == k])

@@ -1,0 +1,659 @@
+"""The split finder against the brute-force oracle.
+
+``find_best_split`` must return the best gain over every threshold (with
+missing values sent either way) and every binary subset of a nominal feature's
+present levels, as :func:`_oracles.brute_force_best_split` finds by trying them
+all, and the split it describes must really have that gain. Every statistics
+path (a histogram built at the node, a kept node histogram, a compact histogram
+from sorting, a compact histogram from pre-sorted rows) gives the same split.
+"""
+
+import inspect
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from _oracles import brute_force_best_split, naive_cost, naive_histogram, naive_split_gain
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from treelearn import CARTClassifier
+from treelearn._dtypes import code_dtype_for
+from treelearn.criteria import criterion_id
+from treelearn.splitting import _kernels as K
+
+SETTINGS = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+HIST_ALWAYS = 1e18  # hist_ratio that makes every numeric feature use a full histogram
+SORT_ALWAYS = 0.0  # hist_ratio that makes every numeric feature use a compact (sorted) one
+
+
+# ---------------------------------------------------------------------------
+# Harness: call the kernel the way the grower does
+# ---------------------------------------------------------------------------
+
+
+def find_split(
+    codes,
+    n_codes,
+    is_nominal,
+    y,
+    weight,
+    node_rows,
+    criterion,
+    n_classes,
+    *,
+    min_count=1,
+    min_weight=0.0,
+    hist_ratio=HIST_ALWAYS,
+    path="auto",
+    feature_order=None,
+    max_features=None,
+    pad=3,
+):
+    """Run ``find_best_split`` on the node ``node_rows``; return its answer as a dict.
+
+    ``node_rows`` is placed at ``[start:end]`` of a longer ``rows`` array
+    (``pad`` other rows on each side) so that offsets are exercised.
+    ``path``: ``"auto"`` (by ``hist_ratio``), ``"kept"`` (every feature's
+    histogram handed in as a kept node histogram) or ``"presorted"`` (numeric
+    features read from pre-sorted rows).
+    """
+    n, n_features = codes.shape
+    classification = n_classes > 0
+    y_class = np.asarray(y, dtype=np.int64) if classification else np.zeros(1, dtype=np.int64)
+    y_value = np.zeros(1) if classification else np.asarray(y, dtype=np.float64)
+    weight = np.asarray(weight, dtype=np.float64)
+    node_rows = np.asarray(node_rows, dtype=np.intp)
+    others = np.setdiff1d(np.arange(n), node_rows)
+    before = others[:pad]
+    after = others[pad : 2 * pad]
+    rows = np.concatenate([before, node_rows, after]).astype(np.intp)
+    start, end = before.shape[0], before.shape[0] + node_rows.shape[0]
+    n_channels = 1 + n_classes if classification else 4
+    node_stats = np.zeros(n_channels)
+    for r in node_rows:
+        node_stats[0] += 1
+        if classification:
+            node_stats[1 + y_class[r]] += weight[r]
+        else:
+            node_stats[1:] += weight[r] * np.array([1.0, y_value[r], y_value[r] ** 2])
+    n_codes = np.asarray(n_codes, dtype=np.int64)
+    max_bins = int(n_codes.max()) + 1
+    offsets = np.full(n_features, -1, dtype=np.int64)
+    node_hist = np.zeros((0, n_channels))
+    if path == "kept":
+        blocks = [
+            naive_histogram(
+                codes[:, f], node_rows, n_codes[f] + 1, y_class, y_value, weight, n_classes
+            )
+            for f in range(n_features)
+        ]
+        offsets = np.concatenate([[0], np.cumsum([b.shape[0] for b in blocks])[:-1]])
+        offsets = offsets.astype(np.int64)
+        node_hist = np.vstack(blocks)
+    sorted_slot = np.full(n_features, -1, dtype=np.int64)
+    sorted_rows = np.zeros((0, n), dtype=np.int32)
+    if path == "presorted":
+        numeric = [f for f in range(n_features) if not is_nominal[f]]
+        sorted_rows = np.zeros((len(numeric), n), dtype=np.int32)
+        for slot, f in enumerate(numeric):
+            sorted_slot[f] = slot
+            order = np.argsort(codes[node_rows, f], kind="stable")
+            sorted_rows[slot, start:end] = node_rows[order]
+    out = np.empty(K.N_OUT)
+    out_mask = np.zeros(max_bins + 1, dtype=np.uint8)
+    available = {
+        "codes": codes,
+        "rows": rows,
+        "start": start,
+        "end": end,
+        "y_class": y_class,
+        "y_value": y_value,
+        "weight": weight,
+        "is_classification": classification,
+        "criterion": criterion_id(criterion, classification),
+        "n_classes": n_classes,
+        "feature_order": (
+            np.arange(n_features, dtype=np.int64)
+            if feature_order is None
+            else np.asarray(feature_order, dtype=np.int64)
+        ),
+        "max_features": n_features if max_features is None else max_features,
+        "n_codes": n_codes,
+        "is_nominal": np.asarray(is_nominal, dtype=np.bool_),
+        "node_hist": node_hist,
+        "node_hist_offsets": offsets,
+        "node_stats": node_stats,
+        "min_count": min_count,
+        "min_weight": float(min_weight),
+        "hist_ratio": float(hist_ratio),
+        "scratch_hist": np.empty((max_bins + 1, n_channels)),
+        "scratch_codes": np.empty(n + max_bins + 1, dtype=np.int64),
+        "scratch_mask": np.zeros(max_bins + 1, dtype=np.uint8),
+        "out": out,
+        "out_mask": out_mask,
+        "sorted_rows": sorted_rows,
+        "sorted_slot": sorted_slot,
+    }
+    # Parameters added later with a default (e.g. surrogate options) keep it.
+    parameters = inspect.signature(K.find_best_split.py_func).parameters.values()
+    unknown = [p.name for p in parameters if p.name not in available and p.default is p.empty]
+    assert not unknown, f"find_best_split grew parameters the harness does not know: {unknown}"
+    args = [available.get(p.name, p.default) for p in parameters]
+    rows_before = rows.copy()
+    K.find_best_split(*args)
+    np.testing.assert_array_equal(rows, rows_before)  # the search must not move rows
+    return {
+        "gain": out[K.OUT_GAIN],
+        "feature": int(out[K.OUT_FEATURE]),
+        "left_code": int(out[K.OUT_LEFT_CODE]),
+        "right_code": int(out[K.OUT_RIGHT_CODE]),
+        "missing_left": bool(out[K.OUT_MISSING_LEFT]),
+        "is_subset": bool(out[K.OUT_IS_SUBSET]),
+        "mask": out_mask.copy(),
+        "parent_cost": naive_cost(
+            np.asarray(y)[node_rows], weight[node_rows], criterion, n_classes
+        ),
+    }
+
+
+def left_rows_of(split, codes, n_codes, node_rows):
+    """Which node rows the split's description sends to the left child."""
+    f = split["feature"]
+    codes_node = codes[node_rows, f].astype(np.int64)
+    missing = codes_node == n_codes[f]
+    if split["is_subset"]:
+        marks = split["mask"][codes_node]
+        assert np.all(marks > 0), "a present level is marked absent in the subset mask"
+        return marks == 1
+    known_left = (codes_node <= split["left_code"]) & ~missing
+    return known_left | (missing & split["missing_left"])
+
+
+def assert_gain_close(actual, expected, scale):
+    assert math.isclose(actual, expected, rel_tol=1e-9, abs_tol=1e-9 * max(1.0, scale)), (
+        actual,
+        expected,
+    )
+
+
+# ---------------------------------------------------------------------------
+# Data
+# ---------------------------------------------------------------------------
+
+
+@st.composite
+def node_data(draw, *, kinds=("numeric", "nominal"), max_codes=10, task="any", max_rows=50):
+    """A small coded data set, a node (subset of rows) and a task."""
+    n = draw(st.integers(4, max_rows))
+    n_features = draw(st.integers(1, 3))
+    kind = draw(st.sampled_from(kinds))
+    is_nominal = np.array([kind == "nominal"] * n_features)
+    if len(kinds) > 1:
+        is_nominal = np.array(
+            draw(st.lists(st.booleans(), min_size=n_features, max_size=n_features))
+        )
+    n_codes = np.array(
+        draw(st.lists(st.integers(1, max_codes), min_size=n_features, max_size=n_features)),
+        dtype=np.int64,
+    )
+    missing_rate = draw(st.sampled_from([0.0, 0.0, 0.2, 0.5]))
+    seed = draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    codes = np.empty((n, n_features), dtype=code_dtype_for(int(n_codes.max())), order="F")
+    for f in range(n_features):
+        # Few distinct codes make ties in values; some codes absent at the node.
+        column = rng.integers(0, n_codes[f], n)
+        column[rng.random(n) < missing_rate] = n_codes[f]
+        codes[:, f] = column
+    if task == "any":
+        task = draw(st.sampled_from(["binary", "multiclass", "regression"]))
+    if task == "regression":
+        n_classes = 0
+        criterion = "squared_error"
+        y = np.round(rng.normal(0.0, 3.0, n), 2) + rng.integers(-2, 3, n)
+    else:
+        n_classes = 2 if task == "binary" else draw(st.integers(3, 4))
+        criterion = draw(st.sampled_from(["gini", "entropy"]))
+        y = rng.integers(0, n_classes, n)
+    weight_kind = draw(st.sampled_from(["ones", "integers", "floats"]))
+    if weight_kind == "ones":
+        weight = np.ones(n)
+    elif weight_kind == "integers":
+        weight = rng.integers(0, 4, n).astype(float)
+    else:
+        weight = rng.uniform(0.1, 3.0, n)
+    node_size = draw(st.integers(2, n))
+    node_rows = rng.permutation(n)[:node_size]
+    return {
+        "codes": codes,
+        "n_codes": n_codes,
+        "is_nominal": is_nominal,
+        "y": y,
+        "weight": weight,
+        "node_rows": node_rows,
+        "criterion": criterion,
+        "n_classes": n_classes,
+    }
+
+
+_DATA_KEYS = (
+    "codes",
+    "n_codes",
+    "is_nominal",
+    "y",
+    "weight",
+    "node_rows",
+    "criterion",
+    "n_classes",
+)
+
+
+def _check_against_brute_force(data, min_count=1, min_weight=0.0, **kwargs):
+    split = find_split(
+        data["codes"],
+        data["n_codes"],
+        data["is_nominal"],
+        data["y"],
+        data["weight"],
+        data["node_rows"],
+        data["criterion"],
+        data["n_classes"],
+        min_count=min_count,
+        min_weight=min_weight,
+        **kwargs,
+    )
+    best, _ = brute_force_best_split(
+        data["codes"],
+        data["n_codes"],
+        data["is_nominal"],
+        data["y"],
+        data["weight"],
+        data["node_rows"],
+        data["criterion"],
+        data["n_classes"],
+        min_count=min_count,
+        min_weight=min_weight,
+    )
+    if best == -np.inf:
+        assert split["gain"] == -np.inf and split["feature"] == -1
+        return split, best
+    assert split["gain"] > -np.inf, "the kernel found no split where the brute force found one"
+    scale = split["parent_cost"]
+    assert_gain_close(split["gain"], best, scale)
+    # The split the kernel describes really has the gain it reports, and is admissible.
+    node_rows = data["node_rows"]
+    left = left_rows_of(split, data["codes"], data["n_codes"], node_rows)
+    y_node = np.asarray(data["y"])[node_rows]
+    w_node = data["weight"][node_rows]
+    assert min_count <= left.sum() <= left.shape[0] - min_count
+    assert w_node[left].sum() >= min_weight and w_node[~left].sum() >= min_weight
+    actual = naive_split_gain(y_node, w_node, left, data["criterion"], data["n_classes"])
+    assert_gain_close(actual, split["gain"], scale)
+    assert split["is_subset"] == bool(data["is_nominal"][split["feature"]])
+    return split, best
+
+
+# ---------------------------------------------------------------------------
+# Numeric thresholds (ties in values, missing values, weights, min leaf)
+# ---------------------------------------------------------------------------
+
+
+@SETTINGS
+@given(data=node_data(kinds=("numeric",)), min_count=st.sampled_from([1, 1, 2, 3, 5]))
+def test_numeric_split_is_best_of_all_thresholds(data, min_count):
+    _check_against_brute_force(data, min_count=min_count)
+
+
+@SETTINGS
+@given(data=node_data(kinds=("numeric",)), min_count=st.sampled_from([1, 2, 4]))
+def test_numeric_split_is_best_with_sorted_path(data, min_count):
+    _check_against_brute_force(data, min_count=min_count, hist_ratio=SORT_ALWAYS)
+
+
+@SETTINGS
+@given(data=node_data(kinds=("numeric",)), fraction=st.sampled_from([0.05, 0.2, 0.4]))
+def test_numeric_split_respects_min_weight(data, fraction):
+    min_weight = fraction * data["weight"][data["node_rows"]].sum()
+    _check_against_brute_force(data, min_weight=min_weight)
+
+
+# ---------------------------------------------------------------------------
+# Nominal subsets
+# ---------------------------------------------------------------------------
+
+
+@SETTINGS
+@given(
+    data=node_data(kinds=("nominal",), max_codes=8, task="binary"),
+)
+def test_two_class_subset_is_best_of_all_subsets(data):
+    _check_against_brute_force(data)
+
+
+@SETTINGS
+@given(data=node_data(kinds=("nominal",), max_codes=8, task="regression"))
+def test_regression_subset_is_best_of_all_subsets(data):
+    _check_against_brute_force(data)
+
+
+@SETTINGS
+@given(data=node_data(kinds=("nominal",), max_codes=11, task="multiclass", max_rows=60))
+def test_multiclass_subset_is_exhaustive_up_to_12_levels(data):
+    """Up to 11 categories plus the missing level: at most MAX_EXHAUSTIVE_LEVELS levels."""
+    _check_against_brute_force(data)
+
+
+@SETTINGS
+@given(
+    data=node_data(kinds=("nominal",), max_codes=11, task="multiclass", max_rows=60),
+    min_count=st.sampled_from([2, 3, 5]),
+)
+def test_multiclass_subset_with_min_leaf_is_exhaustive(data, min_count):
+    _check_against_brute_force(data, min_count=min_count)
+
+
+@SETTINGS
+@given(data=node_data(task="any"))
+def test_mixed_features_best_split(data):
+    _check_against_brute_force(data)
+
+
+def test_twelve_levels_three_classes_is_exhaustive():
+    """At exactly MAX_EXHAUSTIVE_LEVELS levels (11 categories + missing) every
+    subset is tried: the answer equals the brute force on data built so that
+    no class ordering finds it."""
+    assert K.MAX_EXHAUSTIVE_LEVELS == 12
+    rng = np.random.default_rng(7)
+    n = 240
+    codes = np.asfortranarray(rng.integers(0, 12, (n, 1)).astype(np.uint8))  # 11 = missing
+    y = rng.integers(0, 3, n)
+    data = {
+        "codes": codes,
+        "n_codes": np.array([11]),
+        "is_nominal": np.array([True]),
+        "y": y,
+        "weight": rng.uniform(0.5, 2.0, n),
+        "node_rows": np.arange(n),
+        "criterion": "gini",
+        "n_classes": 3,
+    }
+    split, _ = _check_against_brute_force(data, pad=0)
+    assert split["gain"] > 0
+
+
+def test_more_levels_than_exhaustive_uses_a_valid_heuristic_split():
+    """Above 12 levels with 3 classes the heuristic split is admissible, has the
+    gain it reports, and is no better than the brute-force optimum."""
+    rng = np.random.default_rng(3)
+    n = 300
+    codes = np.asfortranarray(rng.integers(0, 14, (n, 1)).astype(np.uint8))
+    y = rng.integers(0, 3, n)
+    w = np.ones(n)
+    rows = np.arange(n)
+    split = find_split(codes, [14], [True], y, w, rows, "gini", 3, pad=0)
+    best, _ = brute_force_best_split(codes, [14], [True], y, w, rows, "gini", 3)
+    left = left_rows_of(split, codes, np.array([14]), rows)
+    assert_gain_close(naive_split_gain(y, w, left, "gini", 3), split["gain"], n)
+    assert 0 < split["gain"] <= best * (1 + 1e-12)
+
+
+# A node where the ordering result does not hold under min_samples_leaf=2. Levels
+# (codes): a = 0 (4 rows, 3 of class 1), b = 1 (1 row, class 1), c = 2 (1 row,
+# class 0). Ordered by class-1 fraction / mean target: c, a, b; both prefixes of
+# that order leave a side of one row, so a prefix search finds no split, while
+# {b, c} | {a} is admissible and lowers the impurity. (The engine once missed it.)
+MIN_LEAF_CODES = np.asfortranarray(np.array([[1], [0], [0], [0], [0], [2]], dtype=np.uint8))
+MIN_LEAF_Y = np.array([1, 1, 0, 1, 1, 0])
+
+
+def _min_leaf_data(task):
+    return {
+        "codes": MIN_LEAF_CODES,
+        "n_codes": np.array([3]),
+        "is_nominal": np.array([True]),
+        "y": MIN_LEAF_Y if task == "binary" else MIN_LEAF_Y.astype(float),
+        "weight": np.ones(6),
+        "node_rows": np.arange(6),
+        "criterion": "gini" if task == "binary" else "squared_error",
+        "n_classes": 2 if task == "binary" else 0,
+    }
+
+
+@pytest.mark.parametrize(("task", "gain"), [("binary", 1 / 6), ("regression", 1 / 12)])
+def test_subset_with_min_leaf_need_not_be_a_prefix(task, gain):
+    # Gini: 6 * 4/9 - (2 * 1/2 + 4 * 3/8) = 1/6. Squared error: 4/3 - (1/2 + 3/4) = 1/12.
+    data = _min_leaf_data(task)
+    _, candidates = brute_force_best_split(*(data[key] for key in _DATA_KEYS), min_count=2)
+    assert len(candidates) == 1  # only {b, c} | {a} leaves two rows on each side
+    left = candidates[0][2]
+    np.testing.assert_array_equal(left ^ left[1], [True, False, False, False, False, True])
+    split, best = _check_against_brute_force(data, min_count=2, pad=0)
+    assert best == pytest.approx(gain, rel=1e-12)
+    assert split["gain"] == pytest.approx(gain, rel=1e-12)
+
+
+def test_estimator_with_min_leaf_splits_the_nominal_feature():
+    X = pd.DataFrame({"c": ["b", "a", "a", "a", "a", "c"]})
+    model = CARTClassifier(min_samples_leaf=2).fit(X, MIN_LEAF_Y)
+    assert model.tree_.node_count == 3
+    assert sorted(model.tree_.n_samples[1:].tolist()) == [2, 4]
+
+
+@SETTINGS
+@given(
+    data=node_data(kinds=("nominal",), max_codes=8, task="binary"),
+    min_count=st.sampled_from([2, 3, 5]),
+)
+def test_two_class_subset_with_min_leaf_is_best_of_all_subsets(data, min_count):
+    _check_against_brute_force(data, min_count=min_count)
+
+
+@SETTINGS
+@given(
+    data=node_data(kinds=("nominal",), max_codes=8, task="regression"),
+    min_count=st.sampled_from([2, 3, 5]),
+)
+def test_regression_subset_with_min_leaf_is_best_of_all_subsets(data, min_count):
+    _check_against_brute_force(data, min_count=min_count)
+
+
+@SETTINGS
+@given(
+    data=node_data(kinds=("nominal",), max_codes=8, task="any"),
+    fraction=st.sampled_from([0.1, 0.3]),
+)
+def test_subset_with_min_weight_is_best_of_all_subsets(data, fraction):
+    min_weight = fraction * data["weight"][data["node_rows"]].sum()
+    _check_against_brute_force(data, min_weight=min_weight)
+
+
+@pytest.mark.parametrize("task", ["binary", "regression"])
+def test_more_levels_than_exhaustive_with_min_leaf_is_admissible(task):
+    """Above 12 levels a leaf-size constraint makes the prefix search a heuristic:
+    its split is still admissible, has the gain it reports and is no better than
+    the optimum."""
+    rng = np.random.default_rng(5)
+    n = 200
+    codes = np.asfortranarray(rng.integers(0, 14, (n, 1)).astype(np.uint8))
+    y = rng.integers(0, 2, n) if task == "binary" else rng.normal(size=n)
+    criterion, n_classes = ("gini", 2) if task == "binary" else ("squared_error", 0)
+    w = np.ones(n)
+    rows = np.arange(n)
+    split = find_split(codes, [14], [True], y, w, rows, criterion, n_classes, min_count=20, pad=0)
+    best, _ = brute_force_best_split(
+        codes, [14], [True], y, w, rows, criterion, n_classes, min_count=20
+    )
+    left = left_rows_of(split, codes, np.array([14]), rows)
+    assert 20 <= left.sum() <= n - 20
+    assert_gain_close(naive_split_gain(y, w, left, criterion, n_classes), split["gain"], n)
+    assert 0 < split["gain"] <= best * (1 + 1e-12)
+
+
+# ---------------------------------------------------------------------------
+# All statistics paths give the same split
+# ---------------------------------------------------------------------------
+
+
+def _integer_data(data):
+    """Make sums exact (integer weights and targets) so every path agrees to the bit."""
+    data = dict(data)
+    data["weight"] = np.round(data["weight"] * 2) / 2 + 0.5
+    if data["n_classes"] == 0:
+        data["y"] = np.round(data["y"])
+    return data
+
+
+@SETTINGS
+@given(data=node_data(task="any"), min_count=st.sampled_from([1, 2, 3]))
+def test_histogram_and_sorted_paths_agree(data, min_count):
+    data = _integer_data(data)
+    args = (
+        data["codes"],
+        data["n_codes"],
+        data["is_nominal"],
+        data["y"],
+        data["weight"],
+        data["node_rows"],
+        data["criterion"],
+        data["n_classes"],
+    )
+    by_hist = find_split(*args, min_count=min_count, hist_ratio=HIST_ALWAYS)
+    by_sort = find_split(*args, min_count=min_count, hist_ratio=SORT_ALWAYS)
+    by_kept = find_split(*args, min_count=min_count, hist_ratio=SORT_ALWAYS, path="kept")
+    answers = [by_hist, by_sort, by_kept]
+    if "sorted_slot" in inspect.signature(K.find_best_split.py_func).parameters:
+        answers.append(
+            find_split(*args, min_count=min_count, hist_ratio=SORT_ALWAYS, path="presorted")
+        )
+    for other in answers[1:]:
+        assert (other["gain"], other["feature"]) == (by_hist["gain"], by_hist["feature"])
+        if by_hist["feature"] < 0:
+            continue  # no split: the other slots are not defined
+        for key in ("left_code", "right_code", "missing_left", "is_subset"):
+            assert other[key] == by_hist[key], (key, by_hist, other)
+        n_bins = data["n_codes"][by_hist["feature"]] + 1
+        np.testing.assert_array_equal(other["mask"][:n_bins], by_hist["mask"][:n_bins])
+
+
+# ---------------------------------------------------------------------------
+# Tie rule, max_features, constant features
+# ---------------------------------------------------------------------------
+
+
+def test_tie_between_features_goes_to_lower_index():
+    codes = np.asfortranarray(np.array([[0, 0], [0, 0], [1, 1], [1, 1]], dtype=np.uint8))
+    y = np.array([0, 0, 1, 1])
+    for order in ([0, 1], [1, 0]):
+        split = find_split(
+            codes,
+            [2, 2],
+            [False, False],
+            y,
+            np.ones(4),
+            np.arange(4),
+            "gini",
+            2,
+            feature_order=order,
+            pad=0,
+        )
+        assert split["feature"] == 0
+        assert split["gain"] == pytest.approx(2.0)  # 4 * 0.5 - 0
+
+
+def test_tie_between_thresholds_goes_to_lower_threshold():
+    # y = 0 1 1 0 over codes 0..3: cutting after code 0 or after code 2 both isolate one row.
+    codes = np.asfortranarray(np.arange(4, dtype=np.uint8).reshape(-1, 1))
+    y = np.array([0, 1, 1, 0])
+    split = find_split(codes, [4], [False], y, np.ones(4), np.arange(4), "gini", 2, pad=0)
+    assert (split["left_code"], split["right_code"]) == (0, 1)
+    assert split["gain"] == pytest.approx(2.0 - 4 / 3)  # parent 4 * 1/2; right 3 * 4/9
+
+
+def test_tie_in_missing_direction_sends_missing_right():
+    # The missing row has weight 0, so sending it either way gives the same gain.
+    codes = np.asfortranarray(np.array([[0], [0], [1], [1], [2]], dtype=np.uint8))
+    y = np.array([0, 0, 1, 1, 1])
+    w = np.array([1.0, 1.0, 1.0, 1.0, 0.0])
+    split = find_split(codes, [2], [False], y, w, np.arange(5), "gini", 2, pad=0)
+    assert split["left_code"] == 0 and split["right_code"] == 1
+    assert split["missing_left"] is False
+    assert split["gain"] == pytest.approx(2.0)
+
+
+def test_missing_values_go_to_the_better_side():
+    # Missing rows are class 0 like the low codes: they must go left.
+    codes = np.asfortranarray(np.array([[0], [0], [1], [1], [2], [2]], dtype=np.uint8))
+    y = np.array([0, 0, 1, 1, 0, 0])
+    split = find_split(codes, [2], [False], y, np.ones(6), np.arange(6), "gini", 2, pad=0)
+    assert (split["left_code"], split["missing_left"]) == (0, True)
+    assert split["gain"] == pytest.approx(6 * (1 - (4 / 6) ** 2 - (2 / 6) ** 2))
+
+
+def test_only_missing_vs_known_split():
+    # One known value and missing rows: the only split is known | missing.
+    codes = np.asfortranarray(np.array([[0], [0], [1], [1]], dtype=np.uint8))
+    y = np.array([0, 0, 1, 1])
+    split = find_split(codes, [1], [False], y, np.ones(4), np.arange(4), "entropy", 2, pad=0)
+    assert split["right_code"] == -1 and split["missing_left"] is False
+    assert split["gain"] == pytest.approx(4.0)
+
+
+def test_max_features_skips_constant_features():
+    # Feature 2 is constant at the node, so with max_features=1 and order [2, 1, 0]
+    # the kernel goes on to feature 1 and stops there, although feature 0 is better.
+    codes = np.asfortranarray(
+        np.array([[0, 0, 3], [0, 1, 3], [1, 0, 3], [1, 1, 3]], dtype=np.uint8)
+    )
+    y = np.array([0, 0, 1, 1])
+    split = find_split(
+        codes,
+        [2, 2, 4],
+        [False, False, False],
+        y,
+        np.ones(4),
+        np.arange(4),
+        "gini",
+        2,
+        feature_order=[2, 1, 0],
+        max_features=1,
+        pad=0,
+    )
+    assert split["feature"] == 1
+    assert split["gain"] == pytest.approx(0.0)
+    split = find_split(
+        codes,
+        [2, 2, 4],
+        [False, False, False],
+        y,
+        np.ones(4),
+        np.arange(4),
+        "gini",
+        2,
+        feature_order=[2, 1, 0],
+        max_features=2,
+        pad=0,
+    )
+    assert split["feature"] == 0 and split["gain"] == pytest.approx(2.0)
+
+
+def test_no_admissible_split_reports_minus_infinity():
+    codes = np.asfortranarray(np.array([[0], [1], [2]], dtype=np.uint8))
+    y = np.array([0, 1, 0])
+    split = find_split(
+        codes, [3], [False], y, np.ones(3), np.arange(3), "gini", 2, min_count=2, pad=0
+    )
+    assert split["gain"] == -np.inf and split["feature"] == -1
+
+
+def test_subset_mask_marks_absent_levels_zero():
+    # Categories 0..4; only 1 and 3 present at the node (plus missing = 5).
+    codes = np.asfortranarray(np.array([[1], [1], [3], [3], [5], [5]], dtype=np.uint8))
+    y = np.array([0, 0, 1, 1, 0, 0])
+    split = find_split(codes, [5], [True], y, np.ones(6), np.arange(6), "gini", 2, pad=0)
+    mask = split["mask"][:6]
+    assert mask[0] == mask[2] == mask[4] == 0
+    assert mask[1] == mask[5] and mask[3] != mask[1]
+    assert split["missing_left"] == (mask[5] == 1)
+    assert split["gain"] == pytest.approx(6 * (1 - (4 / 6) ** 2 - (2 / 6) ** 2))
