@@ -3,6 +3,12 @@
 They read the prediction matrix of :func:`treelearn.data.encoding.prediction_matrix`:
 numeric values as they are, nominal values as category codes, NaN for missing.
 
+The Tree's arrays reach the kernels as two tuples (see ``Tree._kernel_args``):
+``nodes = (feature, kind, threshold, child_ptr, children, category_ptr,
+category_child, missing_child, weight)`` and ``surrogates = (surrogate_ptr,
+surrogate_feature, surrogate_kind, surrogate_threshold, surrogate_reverse,
+surrogate_category_ptr, surrogate_category_child)``.
+
 A row that misses a node's feature (or holds a category the node's map sends
 nowhere) tries the node's surrogate splits in order, the first one whose
 feature it knows deciding, and failing all (or at a node without surrogates)
@@ -26,88 +32,33 @@ def _heaviest_child(node, child_ptr, children, weight):
 
 
 @njit(cache=True)
-def _surrogate_child(
-    node,
-    X,
-    i,
-    surrogate_ptr,
-    surrogate_feature,
-    surrogate_kind,
-    surrogate_threshold,
-    surrogate_reverse,
-    surrogate_category_ptr,
-    surrogate_category_child,
-):
+def _surrogate_child(node, X, i, surrogates):
     """Child given by the first of ``node``'s surrogates that row ``i`` knows, or -1."""
-    for s in range(surrogate_ptr[node], surrogate_ptr[node + 1]):
-        x = X[i, surrogate_feature[s]]
+    ptr, feature, kind, threshold, reverse, category_ptr, category_child = surrogates
+    for s in range(ptr[node], ptr[node + 1]):
+        x = X[i, feature[s]]
         if np.isnan(x):
             continue
-        if surrogate_kind[s] == NODE_THRESHOLD:
-            lower = x <= surrogate_threshold[s]
-            return 0 if lower != (surrogate_reverse[s] == 1) else 1
+        if kind[s] == NODE_THRESHOLD:
+            lower = x <= threshold[s]
+            return 0 if lower != (reverse[s] == 1) else 1
         code = int(x)
-        first = surrogate_category_ptr[s]
-        if 0 <= code < surrogate_category_ptr[s + 1] - first:
-            child = surrogate_category_child[first + code]
+        first = category_ptr[s]
+        if 0 <= code < category_ptr[s + 1] - first:
+            child = category_child[first + code]
             if child != NO_CHILD:
                 return child
     return -1
 
 
 @njit(cache=True, inline="always")
-def _missing_child(
-    node,
-    X,
-    i,
-    missing_child,
-    surrogate_ptr,
-    surrogate_feature,
-    surrogate_kind,
-    surrogate_threshold,
-    surrogate_reverse,
-    surrogate_category_ptr,
-    surrogate_category_child,
-):
-    """Child of a row routed as missing at ``node``: its surrogates, then ``missing_child``."""
-    if surrogate_ptr[node + 1] > surrogate_ptr[node]:
-        c = _surrogate_child(
-            node,
-            X,
-            i,
-            surrogate_ptr,
-            surrogate_feature,
-            surrogate_kind,
-            surrogate_threshold,
-            surrogate_reverse,
-            surrogate_category_ptr,
-            surrogate_category_child,
-        )
-        if c >= 0:
-            return c
-    return missing_child[node]
+def _child(node, X, i, nodes, surrogates):
+    """Child index (among the node's children) row ``i`` takes at ``node``.
 
-
-@njit(cache=True, inline="always")
-def _child(
-    node,
-    X,
-    i,
-    feature,
-    kind,
-    threshold,
-    category_ptr,
-    category_child,
-    missing_child,
-    surrogate_ptr,
-    surrogate_feature,
-    surrogate_kind,
-    surrogate_threshold,
-    surrogate_reverse,
-    surrogate_category_ptr,
-    surrogate_category_child,
-):
-    """:func:`child_for_value` of row ``i``, trying the node's surrogates for a missing value."""
+    A missing value (or a category the node's map sends nowhere) tries the
+    node's surrogates, then ``missing_child``; the result may be ``MISSING_BY_WEIGHT``.
+    """
+    feature, kind, threshold, _, _, category_ptr, category_child, missing_child, _ = nodes
     x = X[i, feature[node]]
     if not np.isnan(x):
         if kind[node] == NODE_THRESHOLD:
@@ -117,116 +68,45 @@ def _child(
             child = category_child[category_ptr[node] + code]
             if child != NO_CHILD:
                 return child
-    return _missing_child(
-        node,
-        X,
-        i,
-        missing_child,
-        surrogate_ptr,
-        surrogate_feature,
-        surrogate_kind,
-        surrogate_threshold,
-        surrogate_reverse,
-        surrogate_category_ptr,
-        surrogate_category_child,
-    )
+    surrogate_ptr = surrogates[0]
+    if surrogate_ptr[node + 1] > surrogate_ptr[node]:
+        c = _surrogate_child(node, X, i, surrogates)
+        if c >= 0:
+            return c
+    return missing_child[node]
 
 
 @njit(cache=True, inline="always")
-def child_for_value(node, x, kind, threshold, category_ptr, category_child, missing_child):
-    """Index (0-based, among the node's children) of the child a value goes to.
-
-    Returns ``MISSING_BY_WEIGHT`` for a missing value at a node that splits
-    missing rows by weight.
-    """
-    if np.isnan(x):
-        return missing_child[node]
-    if kind[node] == NODE_THRESHOLD:
-        return 0 if x <= threshold[node] else 1
-    code = int(x)
-    n_categories = category_ptr[node + 1] - category_ptr[node]
-    child = category_child[category_ptr[node] + code] if 0 <= code < n_categories else NO_CHILD
-    return missing_child[node] if child == NO_CHILD else child
+def _next_node(node, X, i, nodes, surrogates):
+    """The child node row ``i`` moves to; by-weight nodes send it down the heaviest branch."""
+    child_ptr = nodes[3]
+    children = nodes[4]
+    c = _child(node, X, i, nodes, surrogates)
+    if c == MISSING_BY_WEIGHT:
+        c = _heaviest_child(node, child_ptr, children, nodes[8])
+    return children[child_ptr[node] + c]
 
 
 @njit(cache=True, parallel=True)
-def apply_rows(
-    X,
-    feature,
-    kind,
-    threshold,
-    child_ptr,
-    children,
-    category_ptr,
-    category_child,
-    missing_child,
-    weight,
-    surrogate_ptr,
-    surrogate_feature,
-    surrogate_kind,
-    surrogate_threshold,
-    surrogate_reverse,
-    surrogate_category_ptr,
-    surrogate_category_child,
-    out,
-):
+def apply_rows(X, nodes, surrogates, out):
     """Leaf reached by each row of ``X``.
 
     At a node that splits missing values by weight, a row with a missing value
     follows the heaviest branch (the weighted combination is computed by the
     probability kernels).
     """
+    kind = nodes[1]
     for i in prange(X.shape[0]):
         node = 0
         while kind[node] != NODE_LEAF:
-            c = _child(
-                node,
-                X,
-                i,
-                feature,
-                kind,
-                threshold,
-                category_ptr,
-                category_child,
-                missing_child,
-                surrogate_ptr,
-                surrogate_feature,
-                surrogate_kind,
-                surrogate_threshold,
-                surrogate_reverse,
-                surrogate_category_ptr,
-                surrogate_category_child,
-            )
-            if c == MISSING_BY_WEIGHT:
-                c = _heaviest_child(node, child_ptr, children, weight)
-            node = children[child_ptr[node] + c]
+            node = _next_node(node, X, i, nodes, surrogates)
         out[i] = node
 
 
 @njit(cache=True)
-def path_nodes(
-    X,
-    feature,
-    kind,
-    threshold,
-    child_ptr,
-    children,
-    category_ptr,
-    category_child,
-    missing_child,
-    weight,
-    surrogate_ptr,
-    surrogate_feature,
-    surrogate_kind,
-    surrogate_threshold,
-    surrogate_reverse,
-    surrogate_category_ptr,
-    surrogate_category_child,
-    max_depth,
-    out_rows,
-    out_nodes,
-):
+def path_nodes(X, nodes, surrogates, out_rows, out_nodes):
     """Every (row, node) pair on each row's root-to-leaf path; returns the pair count."""
+    kind = nodes[1]
     n = 0
     for i in range(X.shape[0]):
         node = 0
@@ -236,25 +116,5 @@ def path_nodes(
             n += 1
             if kind[node] == NODE_LEAF:
                 break
-            c = _child(
-                node,
-                X,
-                i,
-                feature,
-                kind,
-                threshold,
-                category_ptr,
-                category_child,
-                missing_child,
-                surrogate_ptr,
-                surrogate_feature,
-                surrogate_kind,
-                surrogate_threshold,
-                surrogate_reverse,
-                surrogate_category_ptr,
-                surrogate_category_child,
-            )
-            if c == MISSING_BY_WEIGHT:
-                c = _heaviest_child(node, child_ptr, children, weight)
-            node = children[child_ptr[node] + c]
+            node = _next_node(node, X, i, nodes, surrogates)
     return n

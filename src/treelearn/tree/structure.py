@@ -192,7 +192,9 @@ class Tree:
 
     # -- prediction --------------------------------------------------------
     def _kernel_args(self):
-        return (
+        """The arrays the prediction kernels read, as the two tuples of
+        :mod:`treelearn.tree._traverse`."""
+        nodes = (
             self.feature,
             self.kind,
             self.threshold,
@@ -202,6 +204,8 @@ class Tree:
             self.category_child,
             self.missing_child,
             self.weight,
+        )
+        surrogates = (
             self.surrogate_ptr,
             self.surrogate_feature,
             self.surrogate_kind,
@@ -210,6 +214,7 @@ class Tree:
             self.surrogate_category_ptr,
             self.surrogate_category_child,
         )
+        return nodes, surrogates
 
     def apply(self, X):
         """Index of the leaf each row of the prediction matrix ``X`` reaches."""
@@ -223,7 +228,7 @@ class Tree:
         size = X.shape[0] * (self.max_depth + 1)
         rows = np.empty(size, dtype=np.int64)
         nodes = np.empty(size, dtype=np.int64)
-        n = path_nodes(X, *self._kernel_args(), self.max_depth, rows, nodes)
+        n = path_nodes(X, *self._kernel_args(), rows, nodes)
         return rows[:n], nodes[:n]
 
     def impurity_decrease(self):
