@@ -51,7 +51,7 @@ def _surrogate_child(node, X, i, surrogates):
     return -1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _child(node, X, i, nodes, surrogates):
     """Child index (among the node's children) row ``i`` takes at ``node``.
 
@@ -95,10 +95,20 @@ def apply_rows(X, nodes, surrogates, out):
     follows the heaviest branch (the weighted combination is computed by the
     probability kernels).
     """
-    kind = nodes[1]
+    feature, kind, threshold, child_ptr, children = nodes[0], nodes[1], nodes[2], nodes[3], nodes[4]
     for i in prange(X.shape[0]):
         node = 0
         while kind[node] != NODE_LEAF:
+            # The common case stays in this loop: a known value at a threshold
+            # node (NaN fails both comparisons and takes the general path).
+            if kind[node] == NODE_THRESHOLD:
+                x = X[i, feature[node]]
+                if x <= threshold[node]:
+                    node = children[child_ptr[node]]
+                    continue
+                if x > threshold[node]:
+                    node = children[child_ptr[node] + 1]
+                    continue
             node = _next_node(node, X, i, nodes, surrogates)
         out[i] = node
 
