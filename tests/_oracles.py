@@ -464,3 +464,68 @@ def apply_oracle(tree, X):
             node = int(tree.children[tree.child_ptr[node] + c])
         leaves.append(node)
     return np.array(leaves, dtype=np.int64)
+
+
+# ---------------------------------------------------------------------------
+# Fayyad-Irani MDL discretization
+# (oracle of treelearn.data.discretize.fit_cut_points(method="mdl"))
+# ---------------------------------------------------------------------------
+
+
+def mdl_cut_points_oracle(values, y, weight=None, tie_tolerance=1e-12):
+    """Fayyad & Irani (1993) recursive MDL cut points, written the slow way.
+
+    Rows with NaN values or zero weight are dropped; every midpoint between
+    neighbouring distinct values is tried (as Weka does, no boundary-point
+    shortcut); the lowest cut of minimal class entropy (within
+    ``tie_tolerance``) is tested with
+    ``gain > (log2(N - 1) + log2(3^k - 2) - [k Ent - k1 Ent1 - k2 Ent2]) / N``,
+    ``N`` the total weight (``log2(N - 1)`` taken as 0 when ``N - 1 < 1``).
+    """
+    weight = [1.0] * len(values) if weight is None else list(weight)
+    rows = sorted(
+        (float(v), int(c), float(w))
+        for v, c, w in zip(values, y, weight, strict=True)
+        if not np.isnan(v) and w > 0
+    )
+
+    def counts(part):
+        table = {}
+        for _, c, w in part:
+            table[c] = table.get(c, 0.0) + w
+        return table
+
+    def entropy(table):
+        n = sum(table.values())
+        return -sum(w / n * float(np.log2(w / n)) for w in table.values() if w > 0)
+
+    def cut(part):
+        if len(part) < 2:
+            return []
+        whole = counts(part)
+        n = sum(whole.values())
+        candidates = []
+        for i in range(len(part) - 1):
+            if part[i][0] < part[i + 1][0]:
+                left, right = counts(part[: i + 1]), counts(part[i + 1 :])
+                n1, n2 = sum(left.values()), sum(right.values())
+                candidates.append(((n1 * entropy(left) + n2 * entropy(right)) / n, i))
+        if not candidates:
+            return []
+        lowest = min(e for e, _ in candidates)
+        e, i = next((e, i) for e, i in candidates if e <= lowest + tie_tolerance)
+        gain = entropy(whole) - e
+        if gain <= 0:
+            return []
+        left, right = counts(part[: i + 1]), counts(part[i + 1 :])
+        k, k1, k2 = (sum(1 for w in t.values() if w > 0) for t in (whole, left, right))
+        delta = float(np.log2(3.0**k - 2)) - (
+            k * entropy(whole) - k1 * entropy(left) - k2 * entropy(right)
+        )
+        log_term = float(np.log2(n - 1)) if n - 1 > 1 else 0.0
+        if gain <= (log_term + delta) / n:
+            return []
+        point = (part[i][0] + part[i + 1][0]) / 2
+        return [*cut(part[: i + 1]), point, *cut(part[i + 1 :])]
+
+    return np.array(cut(rows), dtype=float)
