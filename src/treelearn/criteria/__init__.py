@@ -23,6 +23,11 @@ times its impurity), so the gain of a split is
 ``absolute_error`` and ``huber`` are not sums over rows, so they are computed
 by their own kernels over the node's rows sorted by target
 (:mod:`treelearn.splitting._robust_kernels`), not from histograms.
+
+The public information measures of the textbooks (entropy, Gini, conditional
+and joint entropy, mutual information, information gain, split information,
+gain ratio, the variation-of-information distance), from label arrays or count
+tables, are in :mod:`treelearn.criteria.measures` and exported here.
 """
 
 from treelearn.criteria._kernels import (
@@ -32,7 +37,43 @@ from treelearn.criteria._kernels import (
     HUBER,
     SQUARED_ERROR,
 )
+from treelearn.criteria.measures import (
+    conditional_entropy,
+    conditional_gini,
+    entropy,
+    gain_ratio,
+    gini,
+    information_gain,
+    joint_entropy,
+    mutual_information,
+    normalized_variation_of_information,
+    split_information,
+    variation_of_information,
+)
 from treelearn.exceptions import ParameterError
+
+__all__ = [
+    "ABSOLUTE_ERROR",
+    "CLASSIFICATION_CRITERIA",
+    "ENTROPY",
+    "GINI",
+    "HISTOGRAM_CRITERIA",
+    "HUBER",
+    "REGRESSION_CRITERIA",
+    "SQUARED_ERROR",
+    "conditional_entropy",
+    "conditional_gini",
+    "criterion_id",
+    "entropy",
+    "gain_ratio",
+    "gini",
+    "information_gain",
+    "joint_entropy",
+    "mutual_information",
+    "normalized_variation_of_information",
+    "split_information",
+    "variation_of_information",
+]
 
 CLASSIFICATION_CRITERIA = {"gini": GINI, "entropy": ENTROPY}
 REGRESSION_CRITERIA = {
