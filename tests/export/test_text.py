@@ -19,6 +19,7 @@ from treelearn.datasets import load_dataset
 from treelearn.exceptions import ParameterError
 from treelearn.export import export_text
 from treelearn.export.text import format_number
+from treelearn.tree import TreeBuilder
 
 
 def make_tree(nodes, n_features, n_classes):
@@ -217,3 +218,30 @@ def test_errors():
     model = CARTClassifier(max_depth=1).fit(X, y)
     with pytest.raises(ParameterError, match="decimals must be an integer >= 0"):
         export_text(model, decimals=-1)
+
+
+def test_surrogate_nodes_name_their_surrogates():
+    b = TreeBuilder(n_features=3, n_classes=2)
+    root = b.add_node([3, 3], 6, 6.0, 0.5)
+    left = b.add_node([3, 0], 3, 3.0, 0.0)
+    right = b.add_node([0, 3], 3, 3.0, 0.0)
+    surrogates = [
+        (2, NODE_THRESHOLD, 3.0, 1, (), 0.9, 0.8),
+        (1, NODE_SUBSET, np.nan, 0, [0, 1], 0.7, 0.4),
+    ]
+    b.set_split(root, 0, NODE_THRESHOLD, [left, right], 1, threshold=1.0, surrogates=surrogates)
+    assert export_text(b.build()) == (
+        "|--- x0 <= 1\n"
+        "|   |--- class: 0  (0: 3, 1: 0)\n"
+        "|--- x0 > 1  (+ missing; surrogates first: x2, x1)\n"
+        "|   |--- class: 1  (0: 0, 1: 3)\n"
+    )
+
+
+def test_labels_with_newlines_stay_on_one_line(mixed_tree):
+    model = as_model(mixed_tree, ["a\nb", "c"], [None, ("x\ty", "z", "w")], np.array(["p", "q\n"]))
+    text = export_text(model)
+    assert text.count("\n") == (mixed_tree.node_count - 1) + mixed_tree.n_leaves
+    assert "|--- a\\nb <= 2.5\n" in text
+    assert "|   |--- c in {x\\ty}  (+ missing, w)\n" in text
+    assert "|   |--- class: p  (p: 3, q\\n: 0)\n" in text

@@ -1,6 +1,7 @@
-"""The Tree (flat arrays), its builder and its prediction kernels."""
+"""The Tree (flat arrays), its builder, its prediction kernels and a read-only view."""
 
 from treelearn.tree.builder import TreeBuilder
 from treelearn.tree.structure import Tree
+from treelearn.tree.view import Branch, Condition, NodeInfo, Surrogate, TreeView
 
-__all__ = ["Tree", "TreeBuilder"]
+__all__ = ["Branch", "Condition", "NodeInfo", "Surrogate", "Tree", "TreeBuilder", "TreeView"]
