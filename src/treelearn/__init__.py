@@ -2,7 +2,8 @@
 
 import importlib.metadata as _metadata
 
-from treelearn.estimators import CARTClassifier, CARTRegressor
+from treelearn.estimators import CARTClassifier, CARTRegressor, ID3Classifier
+from treelearn.export.model_file import load_model as load
 from treelearn.tree import Tree
 
 try:
@@ -10,4 +11,4 @@ try:
 except _metadata.PackageNotFoundError:  # pragma: no cover - running from a source tree
     __version__ = "0.0.0+unknown"
 
-__all__ = ["CARTClassifier", "CARTRegressor", "Tree", "__version__"]
+__all__ = ["CARTClassifier", "CARTRegressor", "ID3Classifier", "Tree", "__version__", "load"]

@@ -153,6 +153,20 @@ class BaseTree(BaseEstimator):
     def _extra_spec(self):
         return {}
 
+    def _prepare_table(self, table, y_encoded, weight):
+        """The table the tree learns from: subclasses refuse what their algorithm
+        cannot learn from, or transform columns (ID3's discretization). Default: as is."""
+        return table
+
+    def _prepare_columns(self, columns):
+        """Predict-time counterpart of :meth:`_prepare_table`, on aligned columns."""
+        return columns
+
+    @property
+    def _input_schema(self):
+        """The schema predict-time input is checked against (before ``_prepare_columns``)."""
+        return getattr(self, "input_schema_", self.feature_schema_)
+
     def _encode_target(self, y, n_rows):
         """Subclasses: ``(y_encoded, n_classes, row_factor, fitted_attributes)``.
 
@@ -180,6 +194,7 @@ class BaseTree(BaseEstimator):
             table = table.take(positive)
             y_encoded = y_encoded[positive]
             weight = weight[positive]
+        table = self._prepare_table(table, y_encoded, weight)
         dataset = encode_table(table)
         spec = self._growth_spec(dataset.n_samples, float(weight.sum()), dataset.n_features)
         rng = np.random.default_rng(self.random_state_seed())
@@ -197,7 +212,7 @@ class BaseTree(BaseEstimator):
 
     def random_state_seed(self):
         """A seed for numpy's Generator from ``random_state`` (int, RandomState or None)."""
-        state = self.random_state
+        state = getattr(self, "random_state", None)
         if isinstance(state, np.random.RandomState):
             return int(state.randint(np.iinfo(np.int32).max))
         if isinstance(state, np.random.Generator):
@@ -224,8 +239,8 @@ class BaseTree(BaseEstimator):
             )
         if _is_plain_numeric_matrix(X, schema):
             return X
-        columns = align_columns(X, schema, estimator_name=type(self).__name__)
-        return prediction_matrix(columns, schema)
+        columns = align_columns(X, self._input_schema, estimator_name=type(self).__name__)
+        return prediction_matrix(self._prepare_columns(columns), schema)
 
     def apply(self, X):
         """Index of the leaf each row of ``X`` ends up in.
@@ -264,6 +279,20 @@ class BaseTree(BaseEstimator):
         """Number of leaves."""
         check_is_fitted(self, "tree_")
         return self.tree_.n_leaves
+
+    def save(self, path):
+        """Write the fitted model to a JSON model file (read it back with :func:`treelearn.load`).
+
+        The file is data, never code, and is written atomically; see
+        :mod:`treelearn.export.model_file` for its layout and checks.
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+        """
+        from treelearn.export.model_file import save_model
+
+        save_model(self, path)
 
     @property
     def feature_importances_(self):

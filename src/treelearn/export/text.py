@@ -25,25 +25,31 @@ Missing values
     at that node in training) are routed as missing values and are listed in
     the marker: ``(+ missing, 浅白)``. A C4.5 node that sends missing values down
     every branch by weight is marked ``(+ missing, by weight)`` on each branch.
+    At a node with surrogate splits (``missing="surrogate"``), a missing value
+    takes the branch of the first surrogate whose feature it knows; the marked
+    branch is the one taken when none does, and the marker names the
+    surrogates' features in order: ``(+ missing; surrogates first: 色泽, 脐部)``.
+
+Labels
+    Feature names, categories and class labels are printed with ``str``, a
+    newline or other control character in one shown as its escape (``\\n``),
+    so that every branch stays on its line.
 
 Leaves
     Classification: ``class: <majority class>  (<class>: <weighted count>, ...)``
-    (ties go to the first class, as ``predict`` does); regression:
+    (ties go to the first class, as ``predict`` does); a leaf without training
+    rows (ID3's branch for a category absent at its parent) shows
+    ``(no training rows; parent's <class>: <count>, ...)``; regression:
     ``value: <leaf value>  (<n> rows)``.
 """
 
-import numpy as np
-
-from treelearn._dtypes import (
-    MISSING_BY_WEIGHT,
-    NO_CHILD,
-    NODE_LEAF,
-    NODE_MULTIWAY,
-    NODE_SUBSET,
-    NODE_THRESHOLD,
+from treelearn.export._labels import (
+    check_decimals,
+    condition_text,
+    format_number,
+    label_text,
 )
-from treelearn.exceptions import ParameterError
-from treelearn.tree import Tree
+from treelearn.tree.view import MISSING_WEIGHTED, TreeView
 
 __all__ = ["export_text"]
 
@@ -89,157 +95,55 @@ def export_text(model, feature_names=None, decimals=3):
     |--- outlook in {overcast}
     |   |--- class: yes  (no: 0, yes: 4)
     """
-    tree, names, categories, classes = _read_model(model)
-    if feature_names is not None:
-        feature_names = [str(name) for name in feature_names]
-        if len(feature_names) != tree.n_features:
-            raise ParameterError(
-                f"feature_names has {len(feature_names)} names but the tree has "
-                f"{tree.n_features} features; pass one name per feature."
-            )
-        names = feature_names
-    if isinstance(decimals, bool) or not isinstance(decimals, int) or decimals < 0:
-        raise ParameterError(f"decimals must be an integer >= 0, got {decimals!r}.")
-    writer = _Writer(tree, names, categories, classes, decimals)
-    return writer.render()
+    view = TreeView(model, feature_names=feature_names, caller="export_text")
+    decimals = check_decimals(decimals)
+    lines = []
+    # Depth-first, children in branch order; a stack rather than recursion, so
+    # that deep trees do not hit Python's recursion limit.
+    stack = [(0, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, str):
+            lines.append(item)
+            continue
+        node = view.node(item)
+        prefix = _INDENT * depth + _BRANCH
+        if node.is_leaf:
+            lines.append(prefix + _leaf_text(view, node, decimals))
+            continue
+        pending = []
+        for branch in view.branches(node.index):
+            line = prefix + condition_text(branch.condition, decimals) + _missing_marker(branch)
+            pending.append((line, depth))
+            pending.append((branch.child, depth + 1))
+        stack.extend(reversed(pending))
+    return "\n".join(lines) + "\n"
 
 
-def _read_model(model):
-    """(tree, feature names, per-feature category labels or None, class labels or None)."""
-    if isinstance(model, Tree):
-        tree = model
-        names = [f"x{j}" for j in range(tree.n_features)]
-        return tree, names, [None] * tree.n_features, None
-    tree = getattr(model, "tree_", None)
-    if not isinstance(tree, Tree):
-        raise ParameterError(
-            f"export_text needs a fitted treelearn estimator or a Tree, got "
-            f"{type(model).__name__}{' (not fitted; call fit first)' if tree is None else ''}."
-        )
-    schema = getattr(model, "feature_schema_", None)
-    if schema is not None:
-        names = [str(name) for name in schema.names]
-        categories = list(schema.categories)
-    else:
-        names = [f"x{j}" for j in range(tree.n_features)]
-        categories = [None] * tree.n_features
-    classes = getattr(model, "classes_", None)
-    return tree, names, categories, classes
+def _missing_marker(branch):
+    """``  (+ missing)``, with the unseen categories and the surrogates, or ``by weight``."""
+    if branch.missing == MISSING_WEIGHTED:
+        return "  (+ missing, by weight)"
+    if not branch.takes_missing:
+        return ""
+    unseen = "".join(", " + label_text(u) for u in branch.unseen)
+    surrogates = ""
+    if branch.surrogates:
+        names = ", ".join(label_text(s.condition.feature_name) for s in branch.surrogates)
+        surrogates = f"; surrogates first: {names}"
+    return f"  (+ missing{unseen}{surrogates})"
 
 
-def format_number(value, decimals):
-    """``value`` rounded to ``decimals`` digits, without trailing zeros (``4``, ``0.382``)."""
-    text = f"{float(value):.{decimals}f}"
-    if "." in text:
-        text = text.rstrip("0").rstrip(".")
-    return "0" if text == "-0" else text
-
-
-class _Writer:
-    """Walks the tree depth-first and collects the lines."""
-
-    def __init__(self, tree, names, categories, classes, decimals):
-        self.tree = tree
-        self.names = names
-        self.categories = categories
-        self.classes = classes
-        self.decimals = decimals
-        self.lines = []
-
-    def render(self):
-        tree = self.tree
-        if tree.kind[0] == NODE_LEAF:
-            return _BRANCH + self._leaf(0) + "\n"
-        # Depth-first, children in branch order; a stack rather than recursion,
-        # so that deep trees do not hit Python's recursion limit.
-        stack = [("node", 0, 0)]
-        while stack:
-            item, node, depth = stack.pop()
-            if item == "line":
-                self.lines.append(node)
-                continue
-            if tree.kind[node] == NODE_LEAF:
-                self.lines.append(_INDENT * depth + _BRANCH + self._leaf(node))
-                continue
-            children = tree.children_of(node)
-            conditions = self._conditions(node, len(children))
-            markers = self._missing_markers(node, len(children))
-            prefix = _INDENT * depth + _BRANCH
-            pending = []
-            for position, child in enumerate(children.tolist()):
-                pending.append(("line", prefix + conditions[position] + markers[position], depth))
-                pending.append(("node", child, depth + 1))
-            stack.extend(reversed(pending))
-        return "\n".join(self.lines) + "\n"
-
-    # -- branch conditions ----------------------------------------------------
-    def _conditions(self, node, n_children):
-        tree = self.tree
-        name = self.names[tree.feature[node]]
-        kind = tree.kind[node]
-        if kind == NODE_THRESHOLD:
-            threshold = format_number(tree.threshold[node], self.decimals)
-            return [f"{name} <= {threshold}", f"{name} > {threshold}"]
-        if kind in (NODE_SUBSET, NODE_MULTIWAY):
-            groups = self._category_groups(node, n_children)
-            conditions = []
-            for labels in groups:
-                if kind == NODE_MULTIWAY and len(labels) == 1:
-                    conditions.append(f"{name} = {labels[0]}")
-                else:
-                    conditions.append(f"{name} in {{{', '.join(labels)}}}")
-            return conditions
-        raise ParameterError(f"Node {node} has unknown kind {kind}; the tree is not valid.")
-
-    def _category_map(self, node):
-        tree = self.tree
-        return tree.category_child[tree.category_ptr[node] : tree.category_ptr[node + 1]]
-
-    def _category_label(self, feature, code):
-        categories = self.categories[feature]
-        if categories is None:
-            return str(code)
-        return str(categories[code])
-
-    def _category_groups(self, node, n_children):
-        feature = self.tree.feature[node]
-        groups = [[] for _ in range(n_children)]
-        for code, child in enumerate(self._category_map(node).tolist()):
-            if child != NO_CHILD:
-                groups[child].append(self._category_label(feature, code))
-        return groups
-
-    def _missing_markers(self, node, n_children):
-        tree = self.tree
-        route = int(tree.missing_child[node])
-        if route == MISSING_BY_WEIGHT:
-            return ["  (+ missing, by weight)"] * n_children
-        markers = [""] * n_children
-        if 0 <= route < n_children:
-            unmapped = []
-            if tree.kind[node] in (NODE_SUBSET, NODE_MULTIWAY):
-                feature = tree.feature[node]
-                unmapped = [
-                    self._category_label(feature, code)
-                    for code in np.flatnonzero(self._category_map(node) == NO_CHILD).tolist()
-                ]
-            markers[route] = "  (+ missing" + "".join(", " + u for u in unmapped) + ")"
-        return markers
-
-    # -- leaves -----------------------------------------------------------------
-    def _leaf(self, node):
-        value = self.tree.value[node]
-        if self.tree.n_classes == 0:
-            rows = int(self.tree.n_samples[node])
-            return f"value: {format_number(value[0], self.decimals)}  ({rows} rows)"
-        labels = (
-            [str(c) for c in self.classes]
-            if self.classes is not None
-            else [str(k) for k in range(value.shape[0])]
-        )
-        best = labels[int(np.argmax(value))]
-        counts = ", ".join(
-            f"{label}: {format_number(count, self.decimals)}"
-            for label, count in zip(labels, value, strict=True)
-        )
-        return f"class: {best}  ({counts})"
+def _leaf_text(view, node, decimals):
+    if not view.is_classifier:
+        return f"value: {format_number(node.prediction, decimals)}  ({node.n_samples} rows)"
+    labels = [label_text(c) for c in view.classes]
+    counts = ", ".join(
+        f"{label}: {format_number(count, decimals)}"
+        for label, count in zip(labels, node.value, strict=True)
+    )
+    if node.n_samples == 0:
+        # A multiway branch for a category absent at its parent (ID3) predicts the
+        # parent's distribution; showing it as this leaf's counts would mislead.
+        return f"class: {labels[node.class_index]}  (no training rows; parent's {counts})"
+    return f"class: {labels[node.class_index]}  ({counts})"

@@ -28,7 +28,7 @@ Missing values
 
 import numpy as np
 
-from treelearn._dtypes import NO_CHILD, NODE_SUBSET, NODE_THRESHOLD, n_channels
+from treelearn._dtypes import NO_CHILD, NODE_MULTIWAY, NODE_SUBSET, NODE_THRESHOLD, n_channels
 from treelearn.criteria import HISTOGRAM_CRITERIA, criterion_id
 from treelearn.criteria._kernels import weighted_impurity
 from treelearn.data.encoding import numeric_threshold
@@ -53,9 +53,11 @@ EPSILON = np.finfo(np.float64).eps
 
 
 class _Node:
-    __slots__ = ("depth", "end", "gain", "hist", "impurity", "index", "split", "start", "stats")
+    __slots__ = (
+        "depth", "end", "gain", "hist", "impurity", "index", "split", "start", "stats", "value",
+    )  # fmt: skip
 
-    def __init__(self, index, start, end, depth, stats, impurity, hist):
+    def __init__(self, index, start, end, depth, stats, impurity, hist, value):
         self.index = index
         self.start = start
         self.end = end
@@ -63,6 +65,7 @@ class _Node:
         self.stats = stats
         self.impurity = impurity
         self.hist = hist
+        self.value = value
         self.split = None
         self.gain = -np.inf
 
@@ -144,6 +147,7 @@ class Grower:
         # missing="surrogate" (rpart): splits are searched on the rows that know
         # the feature, then the rows missing it follow the node's surrogates.
         self.surrogate_mode = spec.missing == "surrogate"
+        self.multiway = spec.nominal_split == "multiway"
         if self.surrogate_mode:
             if self.robust:
                 raise ParameterError(
@@ -186,12 +190,19 @@ class Grower:
             frontier.push_children([c for c in children if c.split is not None])
         return self.builder.build()
 
-    def _make_node(self, start, end, depth, stats, hist):
-        """Record a node and, if it may split, search its best split."""
-        impurity = self._impurity(stats, start, end)
+    def _make_node(self, start, end, depth, stats, hist, parent=None):
+        """Record a node and, if it may split, search its best split.
+
+        A node without rows (a multiway branch for a category absent at its
+        parent) is a leaf predicting its parent's value (ID3's rule).
+        """
         weight = self._weight_of(stats)
-        index = self.builder.add_node(self._value(stats, start, end), end - start, weight, impurity)
-        node = _Node(index, start, end, depth, stats, impurity, hist)
+        if end == start and parent is not None:
+            impurity, value = 0.0, parent.value
+        else:
+            impurity, value = self._impurity(stats, start, end), self._value(stats, start, end)
+        index = self.builder.add_node(value, end - start, weight, impurity)
+        node = _Node(index, start, end, depth, stats, impurity, hist, value)
         if self._may_split(node, weight):
             self._search(node)
         if node.split is None:
@@ -266,11 +277,14 @@ class Grower:
                 self.sorted_rows,
                 self.sorted_slot,
                 self.surrogate_mode,
+                self.multiway,
             )
         gain = self.out[split_kernels.OUT_GAIN]
         if gain == -np.inf:
             return
         if gain / self.total_weight + EPSILON < spec.min_impurity_decrease:
+            return
+        if spec.min_gain > 0 and gain / self._weight_of(node.stats) + EPSILON < spec.min_gain:
             return
         node.gain = gain
         node.split = (
@@ -280,42 +294,12 @@ class Grower:
 
     # -- splitting a node --------------------------------------------------
     def _split(self, node):
+        """Partition a node's rows by its split, summarise and record its children."""
         out, mask = node.split
         feature = int(out[split_kernels.OUT_FEATURE])
         codes_f = self.codes[:, feature]
         missing_code = int(self.n_codes[feature])
-        surrogates = None
-        if self.surrogate_mode:
-            surrogates, middle = self._surrogate_partition(node, feature, out, mask)
-            bounds = [node.start, middle, node.end]
-            if mask is not None:
-                child_of_code = mask.astype(np.int64)[: missing_code + 1] - 1
-        elif mask is None:
-            middle = split_kernels.partition_threshold(
-                codes_f,
-                self.rows,
-                node.start,
-                node.end,
-                int(out[split_kernels.OUT_LEFT_CODE]),
-                missing_code,
-                bool(out[split_kernels.OUT_MISSING_LEFT]),
-                self.partition_buffer,
-            )
-            bounds = [node.start, middle, node.end]
-        else:
-            child_of_code = mask.astype(np.int64)[: missing_code + 1] - 1
-            bounds_array = np.empty(3, dtype=np.int64)
-            split_kernels.partition_by_child(
-                codes_f,
-                self.rows,
-                node.start,
-                node.end,
-                np.maximum(child_of_code, 0),
-                2,
-                self.partition_buffer,
-                bounds_array,
-            )
-            bounds = bounds_array.tolist()
+        bounds, child_of_code, surrogates = self._partition(node, feature, out, mask)
         bounds_array = np.asarray(bounds, dtype=np.int64)
         child_stats = np.empty((len(bounds) - 1, self.n_channels))
         n_missing = split_kernels.summarise_children(
@@ -323,55 +307,87 @@ class Grower:
             self.weight, self.is_classification, self.child_of_row, self.sorted_rows,
             self.sorted_buffer, child_stats,
         )  # fmt: skip
-        stats = list(child_stats)
         hists = self._child_histograms(node, bounds)
         node.hist = None
         children = [
-            self._make_node(bounds[k], bounds[k + 1], node.depth + 1, stats[k], hists[k])
-            for k in range(len(stats))
+            self._make_node(
+                bounds[k], bounds[k + 1], node.depth + 1, child_stats[k], hists[k], parent=node
+            )
+            for k in range(len(bounds) - 1)
         ]
-        weights = [self._weight_of(s) for s in stats]
-        if mask is None:
-            if n_missing:
-                missing_child = 0 if out[split_kernels.OUT_MISSING_LEFT] else 1
-            else:
-                missing_child = int(np.argmax(weights))
-            right_code = int(out[split_kernels.OUT_RIGHT_CODE])
-            if right_code < 0:
-                threshold = np.inf
-            else:
-                threshold = numeric_threshold(
-                    self.dataset.numeric_values[feature],
-                    int(out[split_kernels.OUT_LEFT_CODE]),
-                    right_code,
-                )
-            if surrogates is not None:
-                missing_child = surrogates.majority_child
-            self.builder.set_split(
-                node.index,
-                feature,
-                NODE_THRESHOLD,
-                [c.index for c in children],
-                missing_child,
-                threshold=threshold,
-                surrogates=self._surrogate_entries(surrogates),
-            )
+        heaviest = int(np.argmax([self._weight_of(stats) for stats in child_stats]))
+        if surrogates is not None:
+            missing_child = surrogates.majority_child
+        elif child_of_code is not None and child_of_code[missing_code] != NO_CHILD:
+            missing_child = int(child_of_code[missing_code])
+        elif child_of_code is None and n_missing:
+            missing_child = 0 if out[split_kernels.OUT_MISSING_LEFT] else 1
         else:
-            category_child = child_of_code[:missing_code]
-            missing_mark = child_of_code[missing_code]
-            missing_child = missing_mark if missing_mark != NO_CHILD else int(np.argmax(weights))
-            if surrogates is not None:
-                missing_child = surrogates.majority_child
+            missing_child = heaviest
+        indices = [c.index for c in children]
+        entries = self._surrogate_entries(surrogates)
+        if child_of_code is None:
             self.builder.set_split(
-                node.index,
-                feature,
-                NODE_SUBSET,
-                [c.index for c in children],
-                missing_child,
-                category_child=category_child,
-                surrogates=self._surrogate_entries(surrogates),
-            )
+                node.index, feature, NODE_THRESHOLD, indices, missing_child,
+                threshold=self._threshold(feature, out), surrogates=entries,
+            )  # fmt: skip
+        else:
+            kind = NODE_MULTIWAY if self.multiway else NODE_SUBSET
+            self.builder.set_split(
+                node.index, feature, kind, indices, missing_child,
+                category_child=child_of_code[:missing_code], surrogates=entries,
+            )  # fmt: skip
         return children
+
+    def _partition(self, node, feature, out, mask):
+        """Reorder the node's rows child by child.
+
+        Returns the children's run boundaries in ``rows``, the child of each
+        code (None for a threshold split) and the node's surrogates (or None).
+        A multiway split has one child per category; rows missing its feature
+        go to the most frequent category's child until C4.5's fractional
+        rows arrive.
+        """
+        codes_f = self.codes[:, feature]
+        missing_code = int(self.n_codes[feature])
+        if mask is not None:
+            if self.multiway:
+                child_of_code = np.arange(missing_code + 1, dtype=np.int64)
+                counts = np.bincount(
+                    codes_f[self.rows[node.start : node.end]], minlength=missing_code + 1
+                )
+                child_of_code[missing_code] = (
+                    int(np.argmax(counts[:missing_code])) if counts[missing_code] else NO_CHILD
+                )
+            else:
+                child_of_code = mask.astype(np.int64)[: missing_code + 1] - 1
+        else:
+            child_of_code = None
+        if self.surrogate_mode:
+            surrogates, middle = self._surrogate_partition(node, feature, out, mask)
+            return [node.start, middle, node.end], child_of_code, surrogates
+        if child_of_code is None:
+            middle = split_kernels.partition_threshold(
+                codes_f, self.rows, node.start, node.end, int(out[split_kernels.OUT_LEFT_CODE]),
+                missing_code, bool(out[split_kernels.OUT_MISSING_LEFT]), self.partition_buffer,
+            )  # fmt: skip
+            return [node.start, middle, node.end], None, None
+        n_children = missing_code if self.multiway else 2
+        bounds = np.empty(n_children + 1, dtype=np.int64)
+        split_kernels.partition_by_child(
+            codes_f, self.rows, node.start, node.end, np.maximum(child_of_code, 0), n_children,
+            self.partition_buffer, bounds,
+        )  # fmt: skip
+        return bounds.tolist(), child_of_code, None
+
+    def _threshold(self, feature, out):
+        """The threshold value of a numeric split (+inf for "known left, missing right")."""
+        right_code = int(out[split_kernels.OUT_RIGHT_CODE])
+        if right_code < 0:
+            return np.inf
+        return numeric_threshold(
+            self.dataset.numeric_values[feature], int(out[split_kernels.OUT_LEFT_CODE]), right_code
+        )
 
     def _surrogate_partition(self, node, feature, out, mask):
         """missing="surrogate": find the node's surrogates, route its rows (primary,

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from treelearn.exceptions import ParameterError
 
-NOMINAL_SPLITS = ("subset",)
+NOMINAL_SPLITS = ("subset", "multiway")
 MISSING_POLICIES = ("learn", "surrogate")
 
 
@@ -22,9 +22,12 @@ class GrowthSpec:
     ----------
     criterion : str
         Name of the split criterion (:mod:`treelearn.criteria`).
-    nominal_split : {"subset"}
+    nominal_split : {"subset", "multiway"}
         How a nominal feature splits: ``"subset"``, two branches, each a set of
-        categories (CART).
+        categories (CART); ``"multiway"``, one branch per category of the
+        feature, also for categories with no row at the node (ID3, C4.5). A
+        multiway split leaves the feature constant below it, so it is used at
+        most once on a path.
     max_depth : int or None
         Nodes at this depth are not split (the root has depth 0).
     min_samples_split : int
@@ -37,6 +40,10 @@ class GrowthSpec:
     min_impurity_decrease : float
         A split must lower the weighted impurity, divided by the total
         training weight, by at least this much (scikit-learn's definition).
+    min_gain : float
+        A split must lower the node's own impurity (weighted impurity divided
+        by the node's weight: information gain in bits for ``entropy``) by at
+        least this much (ID3's pre-pruning).
     max_leaf_nodes : int or None
         When set, nodes are split best-first (largest gain first) until the tree
         has this many leaves; otherwise depth-first.
@@ -60,6 +67,7 @@ class GrowthSpec:
     min_samples_leaf: int = 1
     min_weight_leaf: float = 0.0
     min_impurity_decrease: float = 0.0
+    min_gain: float = 0.0
     max_leaf_nodes: int | None = None
     max_features: int | None = None
     missing: str = "learn"
@@ -80,6 +88,10 @@ class GrowthSpec:
         """A copy of this spec with ``changes`` applied."""
         return dataclasses.replace(self, **changes)
 
+
+#: ID3 (Quinlan 1986): information gain, one branch per category of a nominal
+#: attribute; an empty branch predicts its parent's class distribution.
+ID3 = GrowthSpec(criterion="entropy", nominal_split="multiway")
 
 #: Classification and regression trees (Breiman, Friedman, Olshen & Stone 1984):
 #: binary splits, numeric thresholds, subset splits of nominal features.

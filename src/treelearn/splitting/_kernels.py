@@ -13,7 +13,7 @@ found in their documented enumeration order.
 import numpy as np
 from numba import njit
 
-from treelearn.criteria._kernels import stats_weight, weighted_impurity
+from treelearn.criteria._kernels import SQUARED_ERROR, stats_weight, weighted_impurity
 from treelearn.stats._kernels import add_row, build_histogram
 
 #: Slots of the ``out`` array of :func:`find_best_split`.
@@ -327,6 +327,38 @@ def scan_subset(
 
 
 @njit(cache=True)
+def scan_multiway(hist, n_rows, total, parent_cost, criterion, min_count, min_weight, best):
+    """Gain of splitting a nominal feature into one branch per category (ID3, C4.5).
+
+    ``hist[:n_rows - 1]`` are the categories and ``hist[n_rows - 1]`` the
+    missing rows, which take no part (ID3 refuses them; C4.5 weighs them in
+    elsewhere): gain = cost(known rows) - sum of the categories' costs. The
+    split is admissible when at least two branches hold ``min_count`` rows and
+    ``min_weight`` weight (C4.5's rule for its ``m``; with ``min_count=1`` it
+    only asks for two non-empty branches).
+
+    Writes ``best = [gain, -1, -1, 0]``; returns the number of present levels.
+    """
+    known = total - hist[n_rows - 1] if hist[n_rows - 1, 0] > 0.0 else total
+    known_cost = weighted_impurity(known, criterion) if hist[n_rows - 1, 0] > 0.0 else parent_cost
+    is_classification = criterion != SQUARED_ERROR
+    children_cost = 0.0
+    n_present = 0
+    n_large = 0
+    for i in range(n_rows - 1):
+        if hist[i, 0] > 0.0:
+            n_present += 1
+            children_cost += weighted_impurity(hist[i], criterion)
+            if _side_ok(hist[i], is_classification, min_count, min_weight):
+                n_large += 1
+    best[0] = known_cost - children_cost if n_large >= 2 else -np.inf
+    best[1] = -1.0
+    best[2] = -1.0
+    best[3] = 0.0
+    return n_present
+
+
+@njit(cache=True)
 def compact_histogram(
     codes_f,
     ordered_rows,
@@ -469,6 +501,7 @@ def find_best_split(
     sorted_rows,
     sorted_slot,
     skip_missing=False,
+    multiway=False,
 ):
     """Best split of the node ``rows[start:end]`` over the features in ``feature_order``.
 
@@ -486,6 +519,9 @@ def find_best_split(
     ``skip_missing`` (``missing="surrogate"``): each feature is evaluated on
     the node's rows that know it (see :func:`scan_threshold`); a feature
     known at fewer than two distinct values cannot split.
+
+    ``multiway``: nominal features split into one branch per category
+    (:func:`scan_multiway`) instead of two sets of categories.
 
     Writes the slots ``OUT_*`` of ``out`` (gain -inf when no split satisfies
     the leaf constraints) and, for a subset split, ``out_mask`` as
@@ -543,7 +579,11 @@ def find_best_split(
                     bin_codes,
                 )
             hist = scratch_hist[: n_known + 1]
-        if is_nominal[f]:
+        if is_nominal[f] and multiway:
+            n_present = scan_multiway(
+                hist, n_bins, node_stats, parent_cost, criterion, min_count, min_weight, best
+            )
+        elif is_nominal[f]:
             n_present = scan_subset(
                 hist,
                 n_bins,
