@@ -625,3 +625,23 @@ def test_every_single_edit_fails_cleanly_or_loads(saved):
                 target[path[-1]] = value
             with contextlib.suppress(ModelFormatError):
                 model_from_document(edited)
+
+
+def test_id3_round_trip_and_discretized_refusal(data_dir, tmp_path):
+    from treelearn import ID3Classifier
+
+    X, y = _watermelon(data_dir)
+    model = ID3Classifier(max_depth=3).fit(X, y)
+    model.save(tmp_path / "id3.json")
+    loaded = treelearn.load(tmp_path / "id3.json")
+    assert type(loaded) is ID3Classifier
+    assert loaded.get_params() == model.get_params()
+    np.testing.assert_array_equal(loaded.tree_.category_child, model.tree_.category_child)
+    np.testing.assert_array_equal(loaded.predict_proba(X), model.predict_proba(X))
+    frame = pd.read_csv(data_dir / "watermelon3.csv")
+    discretized = ID3Classifier(discretize="quantile", n_bins=3).fit(
+        frame.drop(columns=["编号", "好瓜"]), frame["好瓜"]
+    )
+    with pytest.raises(ModelFormatError, match="discretizer_"):
+        discretized.save(tmp_path / "discretized.json")
+    assert not (tmp_path / "discretized.json").exists()

@@ -92,6 +92,7 @@ from sklearn.utils.validation import check_is_fitted
 from treelearn._dtypes import NODE_MULTIWAY, NODE_SUBSET, NODE_THRESHOLD
 from treelearn.data.schema import NOMINAL, NUMERIC, FeatureSchema
 from treelearn.estimators.cart import CARTClassifier, CARTRegressor
+from treelearn.estimators.id3 import ID3Classifier
 from treelearn.exceptions import ModelFormatError
 from treelearn.tree.structure import _ARRAY_DTYPES, _SURROGATE_DTYPES, Tree
 
@@ -107,8 +108,10 @@ __all__ = [
 
 FORMAT = "treelearn-model"
 FORMAT_VERSION = 1
-#: The estimators a model file may hold, by the name written in the file.
-ESTIMATORS = {cls.__name__: cls for cls in (CARTClassifier, CARTRegressor)}
+#: The estimators a model file may hold, by the name written in the file. An
+#: ID3Classifier that discretized numeric columns keeps a discretizer the format
+#: does not hold yet, and is refused by the fitted-attribute check.
+ESTIMATORS = {cls.__name__: cls for cls in (CARTClassifier, CARTRegressor, ID3Classifier)}
 #: Fitted attributes the format holds; a model with others cannot be saved faithfully.
 _FITTED = frozenset(
     {
@@ -153,7 +156,7 @@ def save_model(model, path):
 
     Parameters
     ----------
-    model : CARTClassifier or CARTRegressor
+    model : CARTClassifier, CARTRegressor or ID3Classifier
         A fitted estimator.
     path : str or os.PathLike
         The file to write (replaced if it exists).
