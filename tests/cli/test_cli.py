@@ -60,6 +60,41 @@ def test_fit_watermelon2(capsys):
     assert "s to fit" in out
 
 
+def test_fit_id3_watermelon2_puts_texture_at_the_root(capsys):
+    status, out, err = run(["fit", "--dataset", "watermelon2", "--algorithm", "id3"], capsys)
+    assert status == 0, err
+    assert out.startswith("ID3 classification tree for 好瓜 (watermelon2)\n")
+    assert out.splitlines()[2].startswith("|--- 纹理 = ")
+    assert "tree               9 leaves, depth 4 (criterion entropy)" in out
+
+
+def test_fit_id3_discretizes_numeric_columns_on_request(capsys):
+    argv = ["fit", "--dataset", "iris", "--algorithm", "id3", "--max-depth", "1"]
+    status, _, err = run(argv, capsys)
+    assert status == 2
+    assert "ID3 cannot split numeric columns ('sepal length (cm)'" in err
+    status, out, err = run([*argv, "--discretize", "mdl"], capsys)
+    assert status == 0, err
+    assert "|--- petal width (cm) = <= 0.800" in out
+    assert "features           4: 0 nominal, 4 numeric" in out
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--dataset", "iris", "--discretize", "mdl"], "--discretize is an ID3 option"),
+        (
+            ["--dataset", "play_tennis", "--algorithm", "id3", "--min-samples-leaf", "2"],
+            "--min-samples-leaf is a CART option",
+        ),
+    ],
+)
+def test_fit_option_clashes(argv, message, capsys):
+    status, _, err = run(["fit", *argv], capsys)
+    assert status == 2
+    assert message in err
+
+
 def test_fit_options_reach_the_estimator(capsys):
     status, out, _ = run(
         ["fit", "--dataset", "play_tennis", "--max-depth", "1", "--criterion", "entropy"], capsys
@@ -197,10 +232,11 @@ def test_datasets_lists_every_bundled_dataset(capsys):
     assert "6 nominal, 2 numeric" in out
 
 
-def test_help_says_only_cart_for_now(capsys):
+def test_help_names_the_algorithms(capsys):
     status, out, _ = run(["fit", "--help"], capsys)
     assert status == 0
-    assert "only 'cart' for now" in out
+    assert "{cart,id3}" in out
+    assert "C4.5 arrives in a later version" in " ".join(out.split())
     assert "--max-depth" in out
     status, out, _ = run(["--version"], capsys)
     assert status == 0
@@ -263,8 +299,8 @@ def test_usage_errors(tmp_path, capsys):
     assert_one_line_error(status, out, err, "pass only one")
     status, out, err = run(["fit", "--dataset", "iris", "--max-depth", "0"], capsys)
     assert_one_line_error(status, out, err, "--max-depth", "expected a number >= 1")
-    status, out, err = run(["fit", "--dataset", "iris", "--algorithm", "id3"], capsys)
-    assert_one_line_error(status, out, err, "invalid choice: 'id3'", "'treelearn fit --help'")
+    status, out, err = run(["fit", "--dataset", "iris", "--algorithm", "c4.5"], capsys)
+    assert_one_line_error(status, out, err, "invalid choice: 'c4.5'", "'treelearn fit --help'")
     status, out, err = run([], capsys)
     assert_one_line_error(status, out, err, "COMMAND")
     status, out, err = run(["fit", "--dataset", "iris", "--criterion", "squared_error"], capsys)

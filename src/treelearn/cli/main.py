@@ -24,7 +24,7 @@ import pandas as pd
 from treelearn import __version__
 from treelearn.cli.tables import CliError, load_table, split_target
 from treelearn.datasets import dataset_info, list_datasets, load_dataset
-from treelearn.estimators import CARTClassifier, CARTRegressor
+from treelearn.estimators import CARTClassifier, CARTRegressor, ID3Classifier
 from treelearn.exceptions import TreelearnError
 from treelearn.export import export_text
 
@@ -136,9 +136,15 @@ def _add_fit(commands):
     tree = fit.add_argument_group("tree")
     tree.add_argument(
         "--algorithm",
-        choices=["cart"],
+        choices=["cart", "id3"],
         default="cart",
-        help="learning algorithm; only 'cart' for now (ID3 and C4.5 arrive in later versions)",
+        help="learning algorithm: cart (binary splits; classes or numbers) or id3 (multiway "
+        "splits on nominal columns, classes only); C4.5 arrives in a later version",
+    )
+    tree.add_argument(
+        "--discretize",
+        choices=["mdl", "quantile"],
+        help="id3 only: turn numeric columns into intervals (Fayyad-Irani MDL or quantile bins)",
     )
     tree.add_argument(
         "--task",
@@ -149,7 +155,8 @@ def _add_fit(commands):
     tree.add_argument(
         "--criterion",
         choices=CLASSIFICATION_CRITERIA + REGRESSION_CRITERIA,
-        help="split criterion (default: gini for classes, squared_error for numbers)",
+        help="split criterion (default: gini for CART classes, entropy for ID3, "
+        "squared_error for numbers)",
     )
     tree.add_argument(
         "--max-depth",
@@ -254,11 +261,7 @@ def run_fit(args):
     X, y, notes = split_target(table, args.target, args.drop)
     task = choose_task(y, args.task, table.source)
     criterion = _check_criterion(args.criterion, task, y.name)
-    estimator_class = CARTClassifier if task == CLASSIFICATION else CARTRegressor
-    params = {"max_depth": args.max_depth, "min_samples_leaf": args.min_samples_leaf}
-    if criterion is not None:
-        params["criterion"] = criterion
-    model = estimator_class(**params)
+    model = _estimator(args, task, criterion, y.name)
     if task == REGRESSION:
         y = y.astype(np.float64)
     started = time.perf_counter()
@@ -267,12 +270,32 @@ def run_fit(args):
     except TreelearnError as error:
         raise CliError(f"cannot fit a tree on {table.source}: {error}") from error
     seconds = time.perf_counter() - started
-    print(f"CART {task} tree for {y.name!s} ({table.source})\n")
+    print(f"{args.algorithm.upper()} {task} tree for {y.name!s} ({table.source})\n")
     print(export_text(model, decimals=args.decimals))
     for note in notes:
         print(f"note: {note}")
     _print_summary(model, X, y, task, seconds)
     return 0
+
+
+def _estimator(args, task, criterion, target):
+    """The estimator the options ask for, or a :class:`CliError` naming the clash."""
+    params = {"max_depth": args.max_depth}
+    if criterion is not None:
+        params["criterion"] = criterion
+    if args.algorithm == "id3":
+        if task != CLASSIFICATION:
+            raise CliError(
+                f"--algorithm id3 grows classification trees, but target {target!r} is "
+                "numeric; use --algorithm cart, or --task classification if its values are classes."
+            )
+        if args.min_samples_leaf != 1:
+            raise CliError("--min-samples-leaf is a CART option; ID3 has no leaf-size limit.")
+        return ID3Classifier(discretize=args.discretize, **params)
+    if args.discretize is not None:
+        raise CliError("--discretize is an ID3 option; CART splits numeric columns itself.")
+    params["min_samples_leaf"] = args.min_samples_leaf
+    return (CARTClassifier if task == CLASSIFICATION else CARTRegressor)(**params)
 
 
 def choose_task(y, requested, source):
@@ -311,7 +334,7 @@ def _check_criterion(criterion, task, target):
 
 
 def _print_summary(model, X, y, task, seconds):
-    schema = model.feature_schema_
+    schema = getattr(model, "input_schema_", model.feature_schema_)  # before discretizing
     by_kind = {"nominal": [], "numeric": []}
     for name, kind in zip(schema.names, schema.kinds, strict=True):
         by_kind[kind].append(str(name))
