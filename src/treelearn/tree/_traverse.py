@@ -87,29 +87,37 @@ def _next_node(node, X, i, nodes, surrogates):
     return children[child_ptr[node] + c]
 
 
-@njit(cache=True, parallel=True)
-def apply_rows(X, nodes, surrogates, out):
+#: ``hot`` step codes: how the prediction loop treats a node.
+STEP_LEAF = 0
+STEP_THRESHOLD = 1
+STEP_GENERAL = 2
+
+
+@njit(cache=True, parallel=True, boundscheck=False)
+def apply_rows(X, hot, nodes, surrogates, out):
     """Leaf reached by each row of ``X``.
 
-    At a node that splits missing values by weight, a row with a missing value
+    ``hot = (step, feature, threshold, left, right)`` holds what the common
+    case reads, with unsigned indices (no negative-index handling in the loop):
+    a known value at a threshold node moves to ``left``/``right`` here; every
+    other case (a missing value, a nominal node) takes the general path. At a
+    node that splits missing values by weight, a row with a missing value
     follows the heaviest branch (the weighted combination is computed by the
     probability kernels).
     """
-    feature, kind, threshold, child_ptr, children = nodes[0], nodes[1], nodes[2], nodes[3], nodes[4]
+    step, feature, threshold, left, right = hot
     for i in prange(X.shape[0]):
-        node = 0
-        while kind[node] != NODE_LEAF:
-            # The common case stays in this loop: a known value at a threshold
-            # node (NaN fails both comparisons and takes the general path).
-            if kind[node] == NODE_THRESHOLD:
+        node = np.uint64(0)
+        while step[node] != STEP_LEAF:
+            if step[node] == STEP_THRESHOLD:
                 x = X[i, feature[node]]
                 if x <= threshold[node]:
-                    node = children[child_ptr[node]]
+                    node = left[node]
                     continue
                 if x > threshold[node]:
-                    node = children[child_ptr[node] + 1]
+                    node = right[node]
                     continue
-            node = _next_node(node, X, i, nodes, surrogates)
+            node = np.uint64(_next_node(np.int64(node), X, i, nodes, surrogates))
         out[i] = node
 
 

@@ -56,7 +56,13 @@ from treelearn._dtypes import (
     NODE_THRESHOLD,
 )
 from treelearn.exceptions import ModelFormatError
-from treelearn.tree._traverse import apply_rows, path_nodes
+from treelearn.tree._traverse import (
+    STEP_GENERAL,
+    STEP_LEAF,
+    STEP_THRESHOLD,
+    apply_rows,
+    path_nodes,
+)
 
 _ARRAY_DTYPES = {
     "feature": np.int64,
@@ -216,10 +222,26 @@ class Tree:
         )
         return nodes, surrogates
 
+    @cached_property
+    def _hot_arrays(self):
+        """What the prediction loop reads for its common case (see ``apply_rows``)."""
+        internal = ~self.is_leaf
+        step = np.where(
+            self.kind == NODE_THRESHOLD, STEP_THRESHOLD, np.where(internal, STEP_GENERAL, STEP_LEAF)
+        ).astype(np.uint8)
+        first = self.child_ptr[:-1]
+        left = np.zeros(self.node_count, dtype=np.uint64)
+        right = np.zeros(self.node_count, dtype=np.uint64)
+        left[internal] = self.children[first[internal]]
+        binary = self.kind == NODE_THRESHOLD
+        right[binary] = self.children[first[binary] + 1]
+        feature = np.where(internal, self.feature, 0).astype(np.uint64)
+        return step, feature, self.threshold, left, right
+
     def apply(self, X):
         """Index of the leaf each row of the prediction matrix ``X`` reaches."""
         out = np.empty(X.shape[0], dtype=np.int64)
-        apply_rows(_kernel_matrix(X), *self._kernel_args(), out)
+        apply_rows(_kernel_matrix(X), self._hot_arrays, *self._kernel_args(), out)
         return out
 
     def decision_path(self, X):
