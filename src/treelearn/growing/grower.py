@@ -46,7 +46,8 @@ STORE_MAX_BINS = 256
 #: Nodes with fewer rows keep no histogram (building one anew is as cheap).
 STORE_MIN_ROWS = 1024
 #: A numeric feature without a kept histogram gets one built at the node when it
-#: has at most this many codes per node row; otherwise the node's codes are sorted.
+#: has at most this many codes per node row; otherwise its presorted rows are read
+#: in code order (a compact histogram of the codes present).
 HIST_RATIO = 2.0
 #: A node whose impurity is at most this is pure (scikit-learn's EPSILON).
 EPSILON = np.finfo(np.float64).eps
@@ -132,7 +133,10 @@ class Grower:
         self.all_features = np.arange(self.n_features, dtype=np.int64)
         # Numeric features with many codes keep their rows sorted by code in every
         # node (partitioned stably at each split), so no node ever sorts.
+        # (Absolute error and Huber sort their node rows in their own kernel.)
         many = np.flatnonzero(~dataset.is_nominal & (self.n_codes + 1 > STORE_MAX_BINS))
+        if self.criterion not in HISTOGRAM_CRITERIA:
+            many = many[:0]
         self.sorted_slot = np.full(self.n_features, -1, dtype=np.int64)
         self.sorted_slot[many] = np.arange(many.shape[0])
         self.sorted_features = many
