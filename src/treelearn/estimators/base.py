@@ -175,6 +175,23 @@ class BaseTree(BaseEstimator):
         """
         raise NotImplementedError
 
+    def fit(self, X, y, sample_weight=None):
+        """Grow the tree on ``X`` and ``y``.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+            Class labels (classifiers) or numbers (regressors).
+        sample_weight : array-like of shape (n_samples,), optional
+            Rows of weight 0 are left out, as if they were not there.
+
+        Returns
+        -------
+        self
+        """
+        return self._fit(X, y, sample_weight)
+
     def _fit(self, X, y, sample_weight):
         """Validate everything, drop zero-weight rows, encode ``X`` and grow ``tree_``."""
         self._check_params()

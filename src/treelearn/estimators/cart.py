@@ -124,22 +124,6 @@ class CARTClassifier(TreeClassifierMixin, ClassifierMixin, BaseTree):
         self.missing = missing
         self.max_surrogates = max_surrogates
 
-    def fit(self, X, y, sample_weight=None):
-        """Grow the tree on ``X`` and class labels ``y``.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-        sample_weight : array-like of shape (n_samples,), optional
-            Rows of weight 0 are left out, as if they were not there.
-
-        Returns
-        -------
-        self
-        """
-        return self._fit(X, y, sample_weight)
-
 
 class CARTRegressor(RegressorMixin, BaseTree):
     __doc__ = (
@@ -208,22 +192,6 @@ class CARTRegressor(RegressorMixin, BaseTree):
         if isinstance(delta, bool) or not isinstance(delta, numbers.Real) or not delta > 0:
             raise ParameterError(f"huber_delta must be a positive number, got {delta!r}.")
         return {"huber_delta": float(delta)}
-
-    def fit(self, X, y, sample_weight=None):
-        """Grow the tree on ``X`` and numeric targets ``y``.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-        sample_weight : array-like of shape (n_samples,), optional
-            Rows of weight 0 are left out, as if they were not there.
-
-        Returns
-        -------
-        self
-        """
-        return self._fit(X, y, sample_weight)
 
     def _encode_target(self, y, n_rows):
         target = validate_regression_target(y, n_rows, type(self).__name__)

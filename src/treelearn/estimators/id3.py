@@ -74,22 +74,6 @@ class ID3Classifier(TreeClassifierMixin, ClassifierMixin, BaseTree):
         self.n_bins = n_bins
         self.categorical_features = categorical_features
 
-    def fit(self, X, y, sample_weight=None):
-        """Grow the tree on nominal ``X`` and class labels ``y``.
-
-        Parameters
-        ----------
-        X : array-like or DataFrame of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-        sample_weight : array-like of shape (n_samples,), optional
-            Rows of weight 0 are left out, as if they were not there.
-
-        Returns
-        -------
-        self
-        """
-        return self._fit(X, y, sample_weight)
-
     def _check_params(self):
         if self.criterion not in ("entropy", "gini"):
             raise ParameterError(
