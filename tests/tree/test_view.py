@@ -5,6 +5,7 @@ import dataclasses
 import numpy as np
 import pandas as pd
 import pytest
+from _trees import hand_built_tree
 
 from treelearn import CARTClassifier, CARTRegressor
 from treelearn._dtypes import (
@@ -17,30 +18,6 @@ from treelearn._dtypes import (
 from treelearn.datasets import load_dataset
 from treelearn.exceptions import ParameterError
 from treelearn.tree import Branch, Condition, NodeInfo, Surrogate, TreeBuilder, TreeView
-
-
-def hand_built_tree():
-    """
-    node 0: x1 <= 0.5 ?  (missing -> right)
-      node 1: leaf [4, 0]
-      node 2: x0 in {0} | {1}, code 2 unseen, missing -> right
-        node 3: leaf [0, 2]
-        node 4: x2 <= 2.0 ? (missing -> left)
-          node 5: leaf [1, 0]
-          node 6: leaf [1, 2]
-    """
-    b = TreeBuilder(n_features=3, n_classes=2)
-    root = b.add_node([6, 4], 10, 10.0, 0.48)
-    n1 = b.add_node([4, 0], 4, 4.0, 0.0)
-    n2 = b.add_node([2, 4], 6, 6.0, 4 / 9)
-    b.set_split(root, 1, NODE_THRESHOLD, [n1, n2], 1, threshold=0.5)
-    n3 = b.add_node([0, 2], 2, 2.0, 0.0)
-    n4 = b.add_node([2, 2], 4, 4.0, 0.5)
-    b.set_split(n2, 0, NODE_SUBSET, [n3, n4], 1, category_child=[0, 1, NO_CHILD])
-    n5 = b.add_node([1, 0], 1, 1.0, 0.0)
-    n6 = b.add_node([1, 2], 3, 3.0, 4 / 9)
-    b.set_split(n4, 2, NODE_THRESHOLD, [n5, n6], 0, threshold=2.0)
-    return b.build()
 
 
 def multiway_by_weight_tree():
