@@ -233,7 +233,7 @@ def test_dataset_codes_and_missing_code():
     np.testing.assert_array_equal(dataset.n_codes, [2, 2])
     np.testing.assert_array_equal(dataset.codes[:, 0], [1, 2, 0])
     np.testing.assert_array_equal(dataset.codes[:, 1], [1, 0, 2])
-    assert dataset.has_missing.tolist() == [True, True]
+    assert (dataset.codes == dataset.n_codes).any(axis=0).tolist() == [True, True]
 
 
 # --- predict-time alignment ------------------------------------------------------

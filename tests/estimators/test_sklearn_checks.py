@@ -26,7 +26,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from treelearn import CARTClassifier, CARTRegressor, ID3Classifier
 
 #: The default estimators the issue names, plus the configurations that run
-#: other code paths: the sorted-target kernel and surrogate splits. ID3 learns
+#: other code paths: the sorted-target kernel, surrogate splits, histogram mode. ID3 learns
 #: from nominal columns only; the checks feed numeric data, so it runs with
 #: ``discretize`` (numeric columns become intervals), as a user would.
 ESTIMATORS = [
@@ -34,6 +34,7 @@ ESTIMATORS = [
     CARTRegressor(),
     CARTRegressor(criterion="absolute_error"),
     CARTClassifier(missing="surrogate"),
+    CARTRegressor(max_bins=16),
     ID3Classifier(discretize="quantile"),
     ID3Classifier(discretize="mdl"),
 ]

@@ -5,7 +5,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from treelearn._dtypes import code_dtype_for
-from treelearn.data.encoding import encode_nominal, encode_numeric_exact
+from treelearn.data.binning import encode_numeric_binned
+from treelearn.data.encoding import encode_nominal, encode_numeric_exact, numeric_threshold
 from treelearn.data.schema import (
     NOMINAL,
     FeatureSchema,
@@ -27,7 +28,11 @@ class Dataset:
         Number of known codes per feature; the missing code is ``n_codes[f]``.
     is_nominal : ndarray of bool, shape (n_features,)
     numeric_values : tuple
-        Per feature, the sorted distinct training values (numeric) or None.
+        Per feature, the sorted distinct training values (numeric, exact
+        codes) or None.
+    bin_edges : tuple
+        Per feature, the bin edges (numeric, histogram mode: see
+        :mod:`treelearn.data.binning`) or None.
     schema : FeatureSchema
     """
 
@@ -36,6 +41,7 @@ class Dataset:
     is_nominal: np.ndarray
     numeric_values: tuple
     schema: FeatureSchema
+    bin_edges: tuple = ()
 
     @property
     def n_samples(self):
@@ -45,16 +51,20 @@ class Dataset:
     def n_features(self):
         return self.codes.shape[1]
 
-    @property
-    def has_missing(self):
-        """Per feature, whether any training row is missing."""
-        return np.array(
-            [(self.codes[:, f] == self.n_codes[f]).any() for f in range(self.n_features)]
-        )
+    def threshold(self, feature, left_code, right_code):
+        """The ``x <= threshold`` value of a split between two codes of a numeric feature.
+
+        Exact codes: between the two neighbouring training values
+        (:func:`~treelearn.data.encoding.numeric_threshold`); bins: the upper
+        edge of the left bin.
+        """
+        if self.bin_edges and self.bin_edges[feature] is not None:
+            return float(self.bin_edges[feature][left_code])
+        return numeric_threshold(self.numeric_values[feature], left_code, right_code)
 
 
-def build_dataset(X, categorical_features=None):
-    """Read, validate and encode ``X`` (exact codes).
+def build_dataset(X, categorical_features=None, max_bins=None):
+    """Read, validate and encode ``X`` (exact codes, or bins when ``max_bins`` is set).
 
     Parameters
     ----------
@@ -65,11 +75,14 @@ def build_dataset(X, categorical_features=None):
     -------
     Dataset
     """
-    return encode_table(read_table(X, categorical_features))
+    return encode_table(read_table(X, categorical_features), max_bins)
 
 
-def encode_table(table):
-    """Validate and encode a :class:`~treelearn.data.schema.RawTable` (exact codes).
+def encode_table(table, max_bins=None):
+    """Validate and encode a :class:`~treelearn.data.schema.RawTable`.
+
+    Numeric columns get exact codes, or, with ``max_bins``, at most that many
+    quantile bins (:mod:`treelearn.data.binning`).
 
     Raises
     ------
@@ -82,17 +95,22 @@ def encode_table(table):
     schema = infer_schema(columns, table.from_frame)
     code_columns = []
     numeric_values = []
+    bin_edges = []
     n_codes = np.empty(len(columns), dtype=np.int64)
     for j, column in enumerate(columns):
+        values = edges = None
         if schema.kinds[j] == NOMINAL:
             codes = encode_nominal(column.values, schema.categories[j])
-            values = None
             n_codes[j] = len(schema.categories[j])
-        else:
+        elif max_bins is None:
             codes, values = encode_numeric_exact(column)
             n_codes[j] = values.shape[0]
+        else:
+            codes, edges = encode_numeric_binned(column, max_bins)
+            n_codes[j] = edges.shape[0] + 1
         code_columns.append(codes)
         numeric_values.append(values)
+        bin_edges.append(edges)
     dtype = code_dtype_for(int(n_codes.max()))
     matrix = np.empty((table.n_rows, len(columns)), dtype=dtype, order="F")
     for j, codes in enumerate(code_columns):
@@ -103,4 +121,5 @@ def encode_table(table):
         is_nominal=schema.is_nominal,
         numeric_values=tuple(numeric_values),
         schema=schema,
+        bin_edges=tuple(bin_edges),
     )

@@ -118,6 +118,7 @@ class BaseTree(BaseEstimator):
         _check_int("max_leaf_nodes", self.max_leaf_nodes, 2, allow_none=True)
         resolve_max_features(self.max_features, None)
         _check_int("max_surrogates", self.max_surrogates, 0)
+        _check_int("max_bins", self.max_bins, 2, allow_none=True)
         state = self.random_state
         if not (state is None or _is_int(state)) and not isinstance(
             state, (np.random.RandomState, np.random.Generator)
@@ -212,7 +213,7 @@ class BaseTree(BaseEstimator):
             y_encoded = y_encoded[positive]
             weight = weight[positive]
         table = self._prepare_table(table, y_encoded, weight)
-        dataset = encode_table(table)
+        dataset = encode_table(table, getattr(self, "max_bins", None))
         spec = self._growth_spec(dataset.n_samples, float(weight.sum()), dataset.n_features)
         rng = np.random.default_rng(self.random_state_seed())
         tree = Grower(dataset, y_encoded, weight, n_classes, spec, rng).grow()

@@ -38,6 +38,12 @@ _COMMON_PARAMETERS = """
         training, the heavier child). ``"surrogate"``: Breiman's surrogate splits.
     max_surrogates : int, default=5
         Surrogate splits kept per node with ``missing="surrogate"``.
+    max_bins : int or None, default=None
+        None: exact mode, every distinct value of a numeric column is a
+        candidate threshold (the midpoint between neighbouring values at the
+        node). An int: histogram mode, each numeric column is cut into at most
+        this many quantile bins once, and splits fall on bin edges
+        (:mod:`treelearn.data.binning`); 255 or fewer keeps codes in one byte.
 """
 
 _NOTES = """
@@ -109,6 +115,7 @@ class CARTClassifier(TreeClassifierMixin, ClassifierMixin, BaseTree):
         categorical_features=None,
         missing="learn",
         max_surrogates=5,
+        max_bins=None,
     ):
         self.criterion = criterion
         self.max_depth = max_depth
@@ -123,6 +130,7 @@ class CARTClassifier(TreeClassifierMixin, ClassifierMixin, BaseTree):
         self.categorical_features = categorical_features
         self.missing = missing
         self.max_surrogates = max_surrogates
+        self.max_bins = max_bins
 
 
 class CARTRegressor(RegressorMixin, BaseTree):
@@ -170,6 +178,7 @@ class CARTRegressor(RegressorMixin, BaseTree):
         categorical_features=None,
         missing="learn",
         max_surrogates=5,
+        max_bins=None,
     ):
         self.criterion = criterion
         self.max_depth = max_depth
@@ -184,6 +193,7 @@ class CARTRegressor(RegressorMixin, BaseTree):
         self.categorical_features = categorical_features
         self.missing = missing
         self.max_surrogates = max_surrogates
+        self.max_bins = max_bins
 
     _classification = False
 

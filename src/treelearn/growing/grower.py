@@ -31,7 +31,6 @@ import numpy as np
 from treelearn._dtypes import NO_CHILD, NODE_MULTIWAY, NODE_SUBSET, NODE_THRESHOLD, n_channels
 from treelearn.criteria import HISTOGRAM_CRITERIA, criterion_id
 from treelearn.criteria._kernels import weighted_impurity
-from treelearn.data.encoding import numeric_threshold
 from treelearn.exceptions import ParameterError
 from treelearn.growing.frontier import BestFirstFrontier, DepthFirstFrontier
 from treelearn.splitting import _kernels as split_kernels
@@ -389,9 +388,7 @@ class Grower:
         right_code = int(out[split_kernels.OUT_RIGHT_CODE])
         if right_code < 0:
             return np.inf
-        return numeric_threshold(
-            self.dataset.numeric_values[feature], int(out[split_kernels.OUT_LEFT_CODE]), right_code
-        )
+        return self.dataset.threshold(feature, int(out[split_kernels.OUT_LEFT_CODE]), right_code)
 
     def _surrogate_partition(self, node, feature, out, mask):
         """missing="surrogate": find the node's surrogates, route its rows (primary,
@@ -415,7 +412,7 @@ class Grower:
     def _surrogate_entries(self, surrogates):
         if surrogates is None:
             return ()
-        return surrogates.tree_entries(self.n_codes, self.dataset.numeric_values)
+        return surrogates.tree_entries(self.n_codes, self.dataset.threshold)
 
     # -- statistics --------------------------------------------------------
     def _statistics(self, start, end):

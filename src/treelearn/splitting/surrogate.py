@@ -31,7 +31,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from treelearn._dtypes import NO_CHILD, NODE_SUBSET, NODE_THRESHOLD
-from treelearn.data.encoding import numeric_threshold
 from treelearn.exceptions import ParameterError
 from treelearn.splitting import _surrogate_kernels as kernels
 
@@ -76,12 +75,13 @@ class NodeSurrogates:
     def __len__(self):
         return self.feature.shape[0]
 
-    def tree_entries(self, n_codes, numeric_values):
+    def tree_entries(self, n_codes, threshold_of):
         """Per surrogate, the tuple :meth:`TreeBuilder.set_split` takes.
 
         ``(feature, kind, threshold, reverse, category_child, agreement,
-        adjusted)``: a numeric surrogate's threshold is the midpoint of the
-        two neighbouring training values (as the primary's); a nominal one's
+        adjusted)``: a numeric surrogate's threshold is
+        ``threshold_of(feature, left_code, right_code)``
+        (:meth:`treelearn.data.dataset.Dataset.threshold`, as the primary's); a nominal one's
         ``category_child`` has one entry per category (0, 1 or ``NO_CHILD``).
         """
         entries = []
@@ -92,9 +92,7 @@ class NodeSurrogates:
                 category_child = np.where(directions == 0, NO_CHILD, directions - 1)
                 entry = (f, NODE_SUBSET, np.nan, 0, category_child)
             else:
-                threshold = numeric_threshold(
-                    numeric_values[f], int(self.left_code[s]), int(self.right_code[s])
-                )
+                threshold = threshold_of(f, int(self.left_code[s]), int(self.right_code[s]))
                 entry = (f, NODE_THRESHOLD, threshold, int(self.reverse[s]), ())
             entries.append((*entry, float(self.agreement[s]), float(self.adjusted[s])))
         return entries
