@@ -49,6 +49,7 @@ class Result:
     nodes: int
     score: float
     predict_all_threads: float | None = None
+    fit_all_threads: float | None = None
 
 
 def parse_args(argv=None):
@@ -107,15 +108,22 @@ def warm_up(n_features):
 
 
 def run_library(estimator, X_train, y_train, X_all, y_test, n_train, score, repeat, treelearn_):
+    if treelearn_:
+        estimator.set_params(n_jobs=1)
     with single_thread():
         fit_time, model = best_time(lambda: estimator.fit(X_train, y_train), repeat)
         predict_time, predicted = best_time(lambda: model.predict(X_all), repeat)
     all_threads()
-    predict_all = None
+    predict_all = fit_all = None
     if treelearn_:
         predict_all, _ = best_time(lambda: model.predict(X_all), repeat)
+        estimator.set_params(n_jobs=None)
+        fit_all, parallel_model = best_time(lambda: estimator.fit(X_train, y_train), repeat)
+        # The tree must not depend on the thread count.
+        assert np.array_equal(parallel_model.tree_.threshold, model.tree_.threshold, equal_nan=True)
     nodes = model.tree_.node_count
-    return Result(fit_time, predict_time, nodes, score(y_test, predicted[n_train:]), predict_all)
+    score_ = score(y_test, predicted[n_train:])
+    return Result(fit_time, predict_time, nodes, score_, predict_all, fit_all)
 
 
 def make_data(task, n_samples, n_features, test_size):
@@ -166,6 +174,7 @@ def format_table(rows, n_threads):
         "predict sk (s)",
         "predict tl/sk",
         f"predict tl {n_threads} thr (s)",
+        f"fit tl {n_threads} thr (s)",
         "nodes tl",
         "nodes sk",
         "held-out tl",
@@ -185,6 +194,7 @@ def format_table(rows, n_threads):
                 f"{sk.predict:.3f}",
                 f"{tl.predict / sk.predict:.2f}",
                 f"{tl.predict_all_threads:.3f}",
+                f"{tl.fit_all_threads:.2f}",
                 f"{tl.nodes}",
                 f"{sk.nodes}",
                 f"{metric} {tl.score:.4f}",

@@ -1,11 +1,10 @@
 """Partition kernels: stable, every row kept exactly once, rows go where the split says."""
 
 import numpy as np
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from treelearn.splitting import _kernels as K
+from treelearn.splitting import _partition_kernels as K
 
 SETTINGS = settings(max_examples=100, deadline=None)
 
@@ -94,9 +93,6 @@ def test_partition_by_child_pins_an_example():
     np.testing.assert_array_equal(rows, [7, 5, 3, 1, 6, 4, 2, 0])
 
 
-@pytest.mark.skipif(
-    not hasattr(K, "counting_sort_rows"), reason="no pre-sorted row kernels in this engine"
-)
 @SETTINGS
 @given(data=node_rows())
 def test_counting_sort_rows_is_a_stable_sort(data):
@@ -106,9 +102,6 @@ def test_counting_sort_rows_is_a_stable_sort(data):
     np.testing.assert_array_equal(out, np.argsort(codes, kind="stable"))
 
 
-@pytest.mark.skipif(
-    not hasattr(K, "partition_sorted_rows"), reason="no pre-sorted row kernels in this engine"
-)
 @SETTINGS
 @given(data=node_rows(), n_children=st.integers(2, 3), n_slots=st.integers(1, 3))
 def test_partition_sorted_rows_keeps_code_order_in_each_child(data, n_children, n_slots):

@@ -12,9 +12,11 @@ the same as repeating it ``k`` times, thresholds included, as in
 scikit-learn); encode the columns; grow.
 """
 
+import contextlib
 import numbers
 import warnings
 
+import numba
 import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
@@ -119,6 +121,7 @@ class BaseTree(BaseEstimator):
         resolve_max_features(self.max_features, None)
         _check_int("max_surrogates", self.max_surrogates, 0)
         _check_int("max_bins", self.max_bins, 2, allow_none=True)
+        _check_n_jobs(self.n_jobs)
         state = self.random_state
         if not (state is None or _is_int(state)) and not isinstance(
             state, (np.random.RandomState, np.random.Generator)
@@ -216,7 +219,8 @@ class BaseTree(BaseEstimator):
         dataset = encode_table(table, getattr(self, "max_bins", None))
         spec = self._growth_spec(dataset.n_samples, float(weight.sum()), dataset.n_features)
         rng = np.random.default_rng(self.random_state_seed())
-        tree = Grower(dataset, y_encoded, weight, n_classes, spec, rng).grow()
+        with _numba_threads(getattr(self, "n_jobs", 1)) as n_threads:
+            tree = Grower(dataset, y_encoded, weight, n_classes, spec, rng, n_threads).grow()
         for name, value in fitted.items():
             setattr(self, name, value)
         self.tree_ = tree
@@ -339,3 +343,25 @@ def _is_plain_numeric_matrix(X, schema):
         and not schema.is_nominal.any()
         and not np.isinf(X).any()
     )
+
+
+def _check_n_jobs(n_jobs):
+    if n_jobs is not None and (not _is_int(n_jobs) or n_jobs == 0):
+        raise ParameterError(
+            f"n_jobs must be None (all cores), a positive number of threads, or -1 "
+            f"(all cores), got {n_jobs!r}."
+        )
+
+
+@contextlib.contextmanager
+def _numba_threads(n_jobs):
+    """numba's thread count for the duration of a fit: ``n_jobs`` threads (None or
+    a negative value: all of numba's threads), restored afterwards."""
+    available = numba.config.NUMBA_NUM_THREADS
+    wanted = available if n_jobs is None or n_jobs < 0 else min(int(n_jobs), available)
+    previous = numba.get_num_threads()
+    numba.set_num_threads(wanted)
+    try:
+        yield wanted
+    finally:
+        numba.set_num_threads(previous)

@@ -44,6 +44,9 @@ _COMMON_PARAMETERS = """
         node). An int: histogram mode, each numeric column is cut into at most
         this many quantile bins once, and splits fall on bin edges
         (:mod:`treelearn.data.binning`); 255 or fewer keeps codes in one byte.
+    n_jobs : int or None, default=None
+        Threads that search the features of large nodes (None or -1: all of
+        numba's threads; 1: one). The tree is the same whatever ``n_jobs`` is.
 """
 
 _NOTES = """
@@ -116,6 +119,7 @@ class CARTClassifier(TreeClassifierMixin, ClassifierMixin, BaseTree):
         missing="learn",
         max_surrogates=5,
         max_bins=None,
+        n_jobs=None,
     ):
         self.criterion = criterion
         self.max_depth = max_depth
@@ -131,6 +135,7 @@ class CARTClassifier(TreeClassifierMixin, ClassifierMixin, BaseTree):
         self.missing = missing
         self.max_surrogates = max_surrogates
         self.max_bins = max_bins
+        self.n_jobs = n_jobs
 
 
 class CARTRegressor(RegressorMixin, BaseTree):
@@ -179,6 +184,7 @@ class CARTRegressor(RegressorMixin, BaseTree):
         missing="learn",
         max_surrogates=5,
         max_bins=None,
+        n_jobs=None,
     ):
         self.criterion = criterion
         self.max_depth = max_depth
@@ -194,6 +200,7 @@ class CARTRegressor(RegressorMixin, BaseTree):
         self.missing = missing
         self.max_surrogates = max_surrogates
         self.max_bins = max_bins
+        self.n_jobs = n_jobs
 
     _classification = False
 

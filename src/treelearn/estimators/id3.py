@@ -6,7 +6,7 @@ from sklearn.base import ClassifierMixin
 
 from treelearn.data.discretize import Discretizer
 from treelearn.data.schema import NOMINAL, NUMERIC, RawTable, infer_schema
-from treelearn.estimators.base import BaseTree, _check_float, _check_int
+from treelearn.estimators.base import BaseTree, _check_float, _check_int, _check_n_jobs
 from treelearn.estimators.classifier import TreeClassifierMixin
 from treelearn.exceptions import DataError, ParameterError
 from treelearn.growing.spec import ID3
@@ -46,6 +46,9 @@ class ID3Classifier(TreeClassifierMixin, ClassifierMixin, BaseTree):
         (:mod:`treelearn.data.discretize`).
     n_bins : int, default=5
         Intervals per column for ``discretize="quantile"``.
+    n_jobs : int or None, default=None
+        Threads that search the attributes of large nodes (None or -1: all of
+        numba's threads). The tree is the same whatever ``n_jobs`` is.
     categorical_features : list of str or int, boolean mask, or None
         Columns to treat as nominal (numpy input with numeric codes, for example).
 
@@ -66,13 +69,14 @@ class ID3Classifier(TreeClassifierMixin, ClassifierMixin, BaseTree):
     _preset = ID3
 
     def __init__(self, criterion="entropy", *, max_depth=None, min_gain=0.0,
-                 discretize=None, n_bins=5, categorical_features=None):  # fmt: skip
+                 discretize=None, n_bins=5, categorical_features=None, n_jobs=None):  # fmt: skip
         self.criterion = criterion
         self.max_depth = max_depth
         self.min_gain = min_gain
         self.discretize = discretize
         self.n_bins = n_bins
         self.categorical_features = categorical_features
+        self.n_jobs = n_jobs
 
     def _check_params(self):
         if self.criterion not in ("entropy", "gini"):
@@ -86,6 +90,7 @@ class ID3Classifier(TreeClassifierMixin, ClassifierMixin, BaseTree):
                 f"discretize must be None, 'mdl' or 'quantile', got {self.discretize!r}."
             )
         _check_int("n_bins", self.n_bins, 2)
+        _check_n_jobs(self.n_jobs)
 
     def _growth_spec(self, n_rows, total_weight, n_features):
         return self._preset.replace(

@@ -34,6 +34,7 @@ from treelearn.criteria._kernels import weighted_impurity
 from treelearn.exceptions import ParameterError
 from treelearn.growing.frontier import BestFirstFrontier, DepthFirstFrontier
 from treelearn.splitting import _kernels as split_kernels
+from treelearn.splitting import _partition_kernels as partition_kernels
 from treelearn.splitting import _robust_kernels as robust_kernels
 from treelearn.splitting.surrogate import SurrogateSearch
 from treelearn.stats._kernels import build_node_histograms, node_statistics, subtract_histograms
@@ -48,6 +49,9 @@ STORE_MIN_ROWS = 1024
 #: has at most this many codes per node row; otherwise its presorted rows are read
 #: in code order (a compact histogram of the codes present).
 HIST_RATIO = 2.0
+#: Nodes with at least this many rows search their features on several threads
+#: (when ``n_jobs`` allows more than one); smaller ones are not worth the start-up.
+PARALLEL_MIN_ROWS = 20_000
 #: A node whose impurity is at most this is pure (scikit-learn's EPSILON).
 EPSILON = np.finfo(np.float64).eps
 
@@ -90,10 +94,15 @@ class Grower:
     spec : GrowthSpec
     rng : numpy.random.Generator
         Source of the feature draws when ``spec.max_features`` is set.
+    n_threads : int, default=1
+        Threads that search a large node's features (numba's thread count must
+        allow them; see :func:`numba.set_num_threads`). The tree does not
+        depend on it.
     """
 
-    def __init__(self, dataset, y, sample_weight, n_classes, spec, rng):
+    def __init__(self, dataset, y, sample_weight, n_classes, spec, rng, n_threads=1):
         self.dataset = dataset
+        self.n_threads = n_threads
         self.spec = spec
         self.rng = rng
         self.n_classes = n_classes
@@ -171,7 +180,7 @@ class Grower:
             (self.sorted_features.shape[0], n), dtype=self.sorted_buffer.dtype
         )
         for slot, f in enumerate(self.sorted_features):
-            split_kernels.counting_sort_rows(
+            partition_kernels.counting_sort_rows(
                 self.codes[:, f], int(self.n_codes[f]) + 1, self.sorted_rows[slot]
             )
         self.builder = TreeBuilder(self.n_features, self.n_classes)
@@ -250,6 +259,19 @@ class Grower:
                 self.out,
                 self.out_mask,
             )
+        elif (
+            self.n_threads > 1
+            and node.n_rows >= PARALLEL_MIN_ROWS
+            and (self.max_features >= self.n_features)
+        ):
+            split_kernels.find_best_split_parallel(
+                self.codes, self.rows, node.start, node.end, self.y_class, self.y_value,
+                self.weight, self.is_classification, self.criterion, self.n_classes, order,
+                self.n_codes, self.dataset.is_nominal, hist, offsets, node.stats,
+                spec.min_samples_leaf, spec.min_weight_leaf, HIST_RATIO, self.out,
+                self.out_mask, self.sorted_rows, self.sorted_slot, self.surrogate_mode,
+                self.multiway,
+            )  # fmt: skip
         else:
             split_kernels.find_best_split(
                 self.codes,
@@ -305,7 +327,7 @@ class Grower:
         bounds, child_of_code, surrogates = self._partition(node, feature, out, mask)
         bounds_array = np.asarray(bounds, dtype=np.int64)
         child_stats = np.empty((len(bounds) - 1, self.n_channels))
-        n_missing = split_kernels.summarise_children(
+        n_missing = partition_kernels.summarise_children(
             self.rows, bounds_array, codes_f, missing_code, self.y_class, self.y_value,
             self.weight, self.is_classification, self.child_of_row, self.sorted_rows,
             self.sorted_buffer, child_stats,
@@ -370,14 +392,14 @@ class Grower:
             surrogates, middle = self._surrogate_partition(node, feature, out, mask)
             return [node.start, middle, node.end], child_of_code, surrogates
         if child_of_code is None:
-            middle = split_kernels.partition_threshold(
+            middle = partition_kernels.partition_threshold(
                 codes_f, self.rows, node.start, node.end, int(out[split_kernels.OUT_LEFT_CODE]),
                 missing_code, bool(out[split_kernels.OUT_MISSING_LEFT]), self.partition_buffer,
             )  # fmt: skip
             return [node.start, middle, node.end], None, None
         n_children = missing_code if self.multiway else 2
         bounds = np.empty(n_children + 1, dtype=np.int64)
-        split_kernels.partition_by_child(
+        partition_kernels.partition_by_child(
             codes_f, self.rows, node.start, node.end, np.maximum(child_of_code, 0), n_children,
             self.partition_buffer, bounds,
         )  # fmt: skip

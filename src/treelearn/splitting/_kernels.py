@@ -11,7 +11,7 @@ found in their documented enumeration order.
 """
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from treelearn.criteria._kernels import SQUARED_ERROR, stats_weight, weighted_impurity
 from treelearn.stats._kernels import add_row, build_histogram
@@ -402,73 +402,135 @@ def compact_histogram(
 
 
 @njit(cache=True)
-def counting_sort_rows(codes_f, n_bins, out):
-    """All rows ordered by code (stable), in O(n + n_bins): ``out`` receives row ids."""
-    counts = np.zeros(n_bins + 1, dtype=np.int64)
-    for r in range(codes_f.shape[0]):
-        counts[codes_f[r] + 1] += 1
-    for k in range(n_bins):
-        counts[k + 1] += counts[k]
-    for r in range(codes_f.shape[0]):
-        code = codes_f[r]
-        out[counts[code]] = r
-        counts[code] += 1
-
-
-@njit(cache=True)
-def partition_sorted_rows(sorted_rows, start, end, child_of_row, bounds, buffer):
-    """Split each feature's code-ordered run ``sorted_rows[s, start:end]`` into its
-    children's runs (``bounds`` as :func:`partition_by_child` writes them),
-    keeping the code order inside each child."""
-    n_children = bounds.shape[0] - 1
-    position = np.empty(n_children, dtype=np.int64)
-    for s in range(sorted_rows.shape[0]):
-        for k in range(n_children):
-            position[k] = bounds[k] - start
-        for i in range(start, end):
-            r = sorted_rows[s, i]
-            k = child_of_row[r]
-            buffer[position[k]] = r
-            position[k] += 1
-        sorted_rows[s, start:end] = buffer[: end - start]
-
-
-@njit(cache=True)
-def summarise_children(
+def evaluate_feature(
+    f,
+    codes,
     rows,
-    bounds,
-    codes_f,
-    missing_code,
+    start,
+    end,
     y_class,
     y_value,
     weight,
     is_classification,
-    child_of_row,
+    criterion,
+    n_classes,
+    n_codes,
+    is_nominal,
+    node_hist,
+    node_hist_offsets,
+    node_stats,
+    parent_cost,
+    min_count,
+    min_weight,
+    hist_ratio,
+    scratch_hist,
+    scratch_codes,
+    scratch_mask,
     sorted_rows,
-    sorted_buffer,
-    stats_out,
+    sorted_slot,
+    skip_missing,
+    multiway,
+    best,
 ):
-    """After a partition: each child's statistics row, the child of every row,
-    and each feature's code-ordered runs split by child.
+    """Best split of one feature at the node (see :func:`find_best_split` for the
+    statistics paths); writes ``best`` and, for a nominal feature, ``scratch_mask``.
 
-    ``bounds`` are the children's run boundaries in ``rows``. Writes
-    ``stats_out[k]`` for child ``k`` and ``child_of_row[r]`` for the node's
-    rows; returns how many of them miss the split feature (code ``missing_code``).
+    ``scratch_hist`` needs ``n_codes[f] + 1`` rows for the histogram path and
+    ``end - start + 1`` for the compact path; ``scratch_codes`` twice the node's
+    rows plus one. Returns the number of distinct present values.
     """
-    n_missing = 0
-    for k in range(bounds.shape[0] - 1):
-        stats_out[k, :] = 0.0
-        for i in range(bounds[k], bounds[k + 1]):
-            r = rows[i]
-            child_of_row[r] = k
-            add_row(stats_out[k], r, y_class, y_value, weight, is_classification)
-            if codes_f[r] == missing_code:
-                n_missing += 1
-    if sorted_rows.shape[0] > 0:
-        partition_sorted_rows(
-            sorted_rows, bounds[0], bounds[-1], child_of_row, bounds, sorted_buffer
+    n_node = end - start
+    n_bins = n_codes[f] + 1
+    codes_f = codes[:, f]
+    identity = True
+    n_known = n_bins - 1
+    bin_codes = scratch_codes[n_node:]
+    if node_hist_offsets[f] >= 0:
+        hist = node_hist[node_hist_offsets[f] : node_hist_offsets[f] + n_bins]
+    elif is_nominal[f] or n_bins <= hist_ratio * n_node:
+        hist = scratch_hist[:n_bins]
+        build_histogram(
+            codes_f, rows, start, end, y_class, y_value, weight, is_classification, hist
         )
-    return n_missing
+    else:
+        identity = False
+        if sorted_slot[f] >= 0:
+            ordered = sorted_rows[sorted_slot[f], start:end]
+            n_known = compact_histogram(
+                codes_f,
+                ordered,
+                n_codes[f],
+                y_class,
+                y_value,
+                weight,
+                is_classification,
+                scratch_hist,
+                bin_codes,
+            )
+        else:
+            node_codes = scratch_codes[:n_node]
+            for i in range(n_node):
+                node_codes[i] = codes_f[rows[start + i]]
+            n_known = compact_histogram(
+                codes_f,
+                rows[start:end][np.argsort(node_codes)],
+                n_codes[f],
+                y_class,
+                y_value,
+                weight,
+                is_classification,
+                scratch_hist,
+                bin_codes,
+            )
+        hist = scratch_hist[: n_known + 1]
+    if is_nominal[f] and multiway:
+        return scan_multiway(
+            hist, n_bins, node_stats, parent_cost, criterion, min_count, min_weight, best
+        )
+    if is_nominal[f]:
+        return scan_subset(
+            hist,
+            n_bins,
+            node_stats,
+            parent_cost,
+            criterion,
+            is_classification,
+            n_classes,
+            min_count,
+            min_weight,
+            best,
+            scratch_mask,
+            skip_missing,
+        )
+    return scan_threshold(
+        hist,
+        bin_codes,
+        identity,
+        n_known,
+        node_stats,
+        parent_cost,
+        criterion,
+        is_classification,
+        min_count,
+        min_weight,
+        best,
+        skip_missing,
+    )
+
+
+@njit(cache=True, inline="always")
+def _keep_if_better(out, out_mask, f, best, is_nominal_f, mask, n_bins):
+    """The tie rule: a higher gain wins; an equal gain goes to the lower feature."""
+    gain = best[0]
+    if gain > out[OUT_GAIN] or (gain == out[OUT_GAIN] and gain > -np.inf and f < out[OUT_FEATURE]):
+        out[OUT_GAIN] = gain
+        out[OUT_FEATURE] = f
+        out[OUT_LEFT_CODE] = best[1]
+        out[OUT_RIGHT_CODE] = best[2]
+        out[OUT_MISSING_LEFT] = best[3]
+        out[OUT_IS_SUBSET] = 1.0 if is_nominal_f else 0.0
+        if is_nominal_f:
+            out_mask[:n_bins] = mask[:n_bins]
 
 
 @njit(cache=True)
@@ -527,7 +589,6 @@ def find_best_split(
     the leaf constraints) and, for a subset split, ``out_mask`` as
     :func:`scan_subset` marks it.
     """
-    n_node = end - start
     parent_cost = weighted_impurity(node_stats, criterion)
     best = np.empty(4)
     out[OUT_GAIN] = -np.inf
@@ -537,139 +598,134 @@ def find_best_split(
         if n_visited >= max_features:
             break
         f = feature_order[j]
-        n_bins = n_codes[f] + 1
-        codes_f = codes[:, f]
-        identity = True
-        n_known = n_bins - 1
-        if node_hist_offsets[f] >= 0:
-            hist = node_hist[node_hist_offsets[f] : node_hist_offsets[f] + n_bins]
-        elif is_nominal[f] or n_bins <= hist_ratio * n_node:
-            hist = scratch_hist[:n_bins]
-            build_histogram(
-                codes_f, rows, start, end, y_class, y_value, weight, is_classification, hist
-            )
-        else:
-            identity = False
-            bin_codes = scratch_codes[n_node:]
-            if sorted_slot[f] >= 0:
-                n_known = compact_histogram(
-                    codes_f,
-                    sorted_rows[sorted_slot[f], start:end],
-                    n_codes[f],
-                    y_class,
-                    y_value,
-                    weight,
-                    is_classification,
-                    scratch_hist,
-                    bin_codes,
-                )
-            else:
-                node_codes = scratch_codes[:n_node]
-                for i in range(n_node):
-                    node_codes[i] = codes_f[rows[start + i]]
-                n_known = compact_histogram(
-                    codes_f,
-                    rows[start:end][np.argsort(node_codes)],
-                    n_codes[f],
-                    y_class,
-                    y_value,
-                    weight,
-                    is_classification,
-                    scratch_hist,
-                    bin_codes,
-                )
-            hist = scratch_hist[: n_known + 1]
-        if is_nominal[f] and multiway:
-            n_present = scan_multiway(
-                hist, n_bins, node_stats, parent_cost, criterion, min_count, min_weight, best
-            )
-        elif is_nominal[f]:
-            n_present = scan_subset(
-                hist,
-                n_bins,
-                node_stats,
-                parent_cost,
-                criterion,
-                is_classification,
-                n_classes,
-                min_count,
-                min_weight,
-                best,
-                scratch_mask,
-                skip_missing,
-            )
-        else:
-            n_present = scan_threshold(
-                hist,
-                scratch_codes[n_node:],
-                identity,
-                n_known,
-                node_stats,
-                parent_cost,
-                criterion,
-                is_classification,
-                min_count,
-                min_weight,
-                best,
-                skip_missing,
-            )
+        n_present = evaluate_feature(
+            f,
+            codes,
+            rows,
+            start,
+            end,
+            y_class,
+            y_value,
+            weight,
+            is_classification,
+            criterion,
+            n_classes,
+            n_codes,
+            is_nominal,
+            node_hist,
+            node_hist_offsets,
+            node_stats,
+            parent_cost,
+            min_count,
+            min_weight,
+            hist_ratio,
+            scratch_hist,
+            scratch_codes,
+            scratch_mask,
+            sorted_rows,
+            sorted_slot,
+            skip_missing,
+            multiway,
+            best,
+        )
         if n_present < 2:
             continue
         n_visited += 1
-        gain = best[0]
-        if gain > out[OUT_GAIN] or (
-            gain == out[OUT_GAIN] and gain > -np.inf and f < out[OUT_FEATURE]
-        ):
-            out[OUT_GAIN] = gain
-            out[OUT_FEATURE] = f
-            out[OUT_LEFT_CODE] = best[1]
-            out[OUT_RIGHT_CODE] = best[2]
-            out[OUT_MISSING_LEFT] = best[3]
-            out[OUT_IS_SUBSET] = 1.0 if is_nominal[f] else 0.0
-            if is_nominal[f]:
-                out_mask[:n_bins] = scratch_mask[:n_bins]
+        _keep_if_better(out, out_mask, f, best, is_nominal[f], scratch_mask, n_codes[f] + 1)
 
 
-@njit(cache=True)
-def partition_threshold(codes_f, rows, start, end, left_code, missing_code, missing_left, buffer):
-    """Stable in-place partition of ``rows[start:end]`` by ``code <= left_code``.
+@njit(cache=True, parallel=True)
+def find_best_split_parallel(
+    codes,
+    rows,
+    start,
+    end,
+    y_class,
+    y_value,
+    weight,
+    is_classification,
+    criterion,
+    n_classes,
+    feature_order,
+    n_codes,
+    is_nominal,
+    node_hist,
+    node_hist_offsets,
+    node_stats,
+    min_count,
+    min_weight,
+    hist_ratio,
+    out,
+    out_mask,
+    sorted_rows,
+    sorted_slot,
+    skip_missing=False,
+    multiway=False,
+):
+    """:func:`find_best_split` over every feature of ``feature_order``, the
+    features searched in parallel (numba threads), each with its own scratch.
 
-    Rows whose code is ``missing_code`` go left iff ``missing_left``. Returns
-    the index where the right child's rows begin.
+    The features' results are then compared in ``feature_order`` with the same
+    tie rule, so the answer is the sequential one whatever the thread count.
+    For ``max_features`` equal to the number of features.
     """
-    n_left = 0
-    n_right = 0
-    for i in range(start, end):
-        r = rows[i]
-        code = codes_f[r]
-        goes_left = missing_left if code == missing_code else code <= left_code
-        if goes_left:
-            rows[start + n_left] = r
-            n_left += 1
+    parent_cost = weighted_impurity(node_stats, criterion)
+    n_node = end - start
+    n_order = feature_order.shape[0]
+    n_channels = node_stats.shape[0]
+    mask_width = 1
+    for j in range(n_order):
+        if is_nominal[feature_order[j]]:
+            mask_width = max(mask_width, n_codes[feature_order[j]] + 1)
+    results = np.empty((n_order, 4))
+    present = np.zeros(n_order, dtype=np.int64)
+    masks = np.zeros((n_order, mask_width), dtype=np.uint8)
+    for j in prange(n_order):
+        f = feature_order[j]
+        # Scratch sized for the path evaluate_feature takes (a kept histogram
+        # needs none, a fresh one a row per code, a compact one a row per node row).
+        n_bins = n_codes[f] + 1
+        if node_hist_offsets[f] >= 0:
+            n_rows = 1
+        elif is_nominal[f] or n_bins <= hist_ratio * n_node:
+            n_rows = n_bins
         else:
-            buffer[n_right] = r
-            n_right += 1
-    rows[start + n_left : end] = buffer[:n_right]
-    return start + n_left
-
-
-@njit(cache=True)
-def partition_by_child(codes_f, rows, start, end, child_of_code, n_children, buffer, bounds):
-    """Stable in-place partition of ``rows[start:end]`` into ``n_children`` runs.
-
-    ``child_of_code[code]`` is the child of each code (every code present must
-    map to a child). Writes the run boundaries to ``bounds[0..n_children]``.
-    """
-    counts = np.zeros(n_children + 1, dtype=np.int64)
-    for i in range(start, end):
-        counts[child_of_code[codes_f[rows[i]]] + 1] += 1
-    for k in range(n_children):
-        counts[k + 1] += counts[k]
-    for k in range(n_children + 1):
-        bounds[k] = start + counts[k]
-    for i in range(start, end):
-        r = rows[i]
-        child = child_of_code[codes_f[r]]
-        buffer[counts[child]] = r
-        counts[child] += 1
-    rows[start:end] = buffer[: end - start]
+            n_rows = n_node + 1
+        scratch_hist = np.empty((n_rows, n_channels))
+        scratch_codes = np.empty(2 * n_node + 1, dtype=np.int64)
+        present[j] = evaluate_feature(
+            f,
+            codes,
+            rows,
+            start,
+            end,
+            y_class,
+            y_value,
+            weight,
+            is_classification,
+            criterion,
+            n_classes,
+            n_codes,
+            is_nominal,
+            node_hist,
+            node_hist_offsets,
+            node_stats,
+            parent_cost,
+            min_count,
+            min_weight,
+            hist_ratio,
+            scratch_hist,
+            scratch_codes,
+            masks[j],
+            sorted_rows,
+            sorted_slot,
+            skip_missing,
+            multiway,
+            results[j],
+        )
+    out[OUT_GAIN] = -np.inf
+    out[OUT_FEATURE] = -1.0
+    for j in range(n_order):
+        if present[j] >= 2:
+            f = feature_order[j]
+            _keep_if_better(out, out_mask, f, results[j], is_nominal[f], masks[j], n_codes[f] + 1)

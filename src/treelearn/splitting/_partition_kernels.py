@@ -1,0 +1,127 @@
+"""Partition kernels: reorder a node's rows child by child after a split.
+
+A node owns the run ``rows[start:end]``; splitting it reorders that run so
+each child owns a contiguous sub-run. In exact mode every numeric feature also
+keeps its own run of the node's rows in code order (``sorted_rows``), which
+is split the same way, stably, so no node ever sorts.
+"""
+
+import numpy as np
+from numba import njit
+
+from treelearn.stats._kernels import add_row
+
+
+@njit(cache=True)
+def counting_sort_rows(codes_f, n_bins, out):
+    """All rows ordered by code (stable), in O(n + n_bins): ``out`` receives row ids."""
+    counts = np.zeros(n_bins + 1, dtype=np.int64)
+    for r in range(codes_f.shape[0]):
+        counts[codes_f[r] + 1] += 1
+    for k in range(n_bins):
+        counts[k + 1] += counts[k]
+    for r in range(codes_f.shape[0]):
+        code = codes_f[r]
+        out[counts[code]] = r
+        counts[code] += 1
+
+
+@njit(cache=True)
+def partition_sorted_rows(sorted_rows, start, end, child_of_row, bounds, buffer):
+    """Split each feature's code-ordered run ``sorted_rows[s, start:end]`` into its
+    children's runs (``bounds`` as :func:`partition_by_child` writes them),
+    keeping the code order inside each child."""
+    n_children = bounds.shape[0] - 1
+    position = np.empty(n_children, dtype=np.int64)
+    for s in range(sorted_rows.shape[0]):
+        for k in range(n_children):
+            position[k] = bounds[k] - start
+        for i in range(start, end):
+            r = sorted_rows[s, i]
+            k = child_of_row[r]
+            buffer[position[k]] = r
+            position[k] += 1
+        sorted_rows[s, start:end] = buffer[: end - start]
+
+
+@njit(cache=True)
+def summarise_children(
+    rows,
+    bounds,
+    codes_f,
+    missing_code,
+    y_class,
+    y_value,
+    weight,
+    is_classification,
+    child_of_row,
+    sorted_rows,
+    sorted_buffer,
+    stats_out,
+):
+    """After a partition: each child's statistics row, the child of every row,
+    and each feature's code-ordered runs split by child.
+
+    ``bounds`` are the children's run boundaries in ``rows``. Writes
+    ``stats_out[k]`` for child ``k`` and ``child_of_row[r]`` for the node's
+    rows; returns how many of them miss the split feature (code ``missing_code``).
+    """
+    n_missing = 0
+    for k in range(bounds.shape[0] - 1):
+        stats_out[k, :] = 0.0
+        for i in range(bounds[k], bounds[k + 1]):
+            r = rows[i]
+            child_of_row[r] = k
+            add_row(stats_out[k], r, y_class, y_value, weight, is_classification)
+            if codes_f[r] == missing_code:
+                n_missing += 1
+    if sorted_rows.shape[0] > 0:
+        partition_sorted_rows(
+            sorted_rows, bounds[0], bounds[-1], child_of_row, bounds, sorted_buffer
+        )
+    return n_missing
+
+
+@njit(cache=True)
+def partition_threshold(codes_f, rows, start, end, left_code, missing_code, missing_left, buffer):
+    """Stable in-place partition of ``rows[start:end]`` by ``code <= left_code``.
+
+    Rows whose code is ``missing_code`` go left iff ``missing_left``. Returns
+    the index where the right child's rows begin.
+    """
+    n_left = 0
+    n_right = 0
+    for i in range(start, end):
+        r = rows[i]
+        code = codes_f[r]
+        goes_left = missing_left if code == missing_code else code <= left_code
+        if goes_left:
+            rows[start + n_left] = r
+            n_left += 1
+        else:
+            buffer[n_right] = r
+            n_right += 1
+    rows[start + n_left : end] = buffer[:n_right]
+    return start + n_left
+
+
+@njit(cache=True)
+def partition_by_child(codes_f, rows, start, end, child_of_code, n_children, buffer, bounds):
+    """Stable in-place partition of ``rows[start:end]`` into ``n_children`` runs.
+
+    ``child_of_code[code]`` is the child of each code (every code present must
+    map to a child). Writes the run boundaries to ``bounds[0..n_children]``.
+    """
+    counts = np.zeros(n_children + 1, dtype=np.int64)
+    for i in range(start, end):
+        counts[child_of_code[codes_f[rows[i]]] + 1] += 1
+    for k in range(n_children):
+        counts[k + 1] += counts[k]
+    for k in range(n_children + 1):
+        bounds[k] = start + counts[k]
+    for i in range(start, end):
+        r = rows[i]
+        child = child_of_code[codes_f[r]]
+        buffer[counts[child]] = r
+        counts[child] += 1
+    rows[start:end] = buffer[: end - start]

@@ -1,0 +1,80 @@
+"""Searching a node's features on several threads changes nothing in the tree."""
+
+import numba
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.datasets import make_classification, make_regression
+
+from treelearn import CARTClassifier, CARTRegressor, ID3Classifier
+from treelearn.exceptions import ParameterError
+from treelearn.growing import grower
+
+
+def _same_tree(a, b):
+    for name in ("feature", "kind", "children", "category_child", "missing_child", "n_samples"):
+        np.testing.assert_array_equal(getattr(a.tree_, name), getattr(b.tree_, name))
+    np.testing.assert_array_equal(a.tree_.threshold, b.tree_.threshold)
+    np.testing.assert_array_equal(a.tree_.value, b.tree_.value)
+
+
+def _mixed_frame(n=3000, seed=0):
+    rng = np.random.default_rng(seed)
+    X, y = make_classification(n, 6, n_informative=4, n_classes=3, random_state=seed)
+    frame = pd.DataFrame(X, columns=[f"x{j}" for j in range(6)])
+    frame["colour"] = rng.choice(["red", "green", "blue", "grey"], n)
+    frame["size"] = np.where(X[:, 0] > 0, "big", "small")
+    frame.loc[rng.random(n) < 0.1, "x1"] = np.nan
+    return frame, y
+
+
+@pytest.fixture(autouse=True)
+def small_parallel_nodes(monkeypatch):
+    """Send every node with 64 rows or more down the parallel search."""
+    monkeypatch.setattr(grower, "PARALLEL_MIN_ROWS", 64)
+
+
+@pytest.mark.skipif(numba.config.NUMBA_NUM_THREADS < 2, reason="needs two numba threads")
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: CARTClassifier(),
+        lambda: CARTClassifier(criterion="entropy", max_bins=32),
+        lambda: CARTClassifier(missing="surrogate", max_depth=6),
+        lambda: CARTRegressor(min_samples_leaf=3),
+    ],
+)
+def test_threads_do_not_change_the_tree(make):
+    X, y = _mixed_frame()
+    if isinstance(make(), CARTRegressor):
+        y = make_regression(len(X), 6, random_state=0)[1]
+    one = make().set_params(n_jobs=1).fit(X, y)
+    two = make().set_params(n_jobs=2).fit(X, y)
+    _same_tree(one, two)
+
+
+@pytest.mark.skipif(numba.config.NUMBA_NUM_THREADS < 2, reason="needs two numba threads")
+def test_threads_do_not_change_id3_or_max_features(data_dir, monkeypatch):
+    frame = pd.read_csv(data_dir / "watermelon2.csv")
+    X, y = frame.drop(columns=["编号", "好瓜"]), frame["好瓜"]
+    monkeypatch.setattr(grower, "PARALLEL_MIN_ROWS", 2)
+    _same_tree(ID3Classifier(n_jobs=1).fit(X, y), ID3Classifier(n_jobs=2).fit(X, y))
+    assert ID3Classifier(n_jobs=2).fit(X, y).get_n_leaves() == 9
+    Xc, yc = make_classification(2000, 8, random_state=1)
+    a = CARTClassifier(max_features=3, random_state=0, n_jobs=1).fit(Xc, yc)
+    b = CARTClassifier(max_features=3, random_state=0, n_jobs=2).fit(Xc, yc)
+    _same_tree(a, b)
+
+
+def test_fit_restores_numba_thread_count():
+    X, y = make_classification(300, 4, random_state=0)
+    before = numba.get_num_threads()
+    CARTClassifier(n_jobs=1).fit(X, y)
+    assert numba.get_num_threads() == before
+
+
+@pytest.mark.parametrize("n_jobs", [0, 1.5, "all"])
+def test_bad_n_jobs(n_jobs):
+    X, y = make_classification(100, 4, random_state=0)
+    with pytest.raises(ParameterError, match="n_jobs must be None"):
+        CARTClassifier(n_jobs=n_jobs).fit(X, y)
