@@ -9,6 +9,7 @@ from sklearn.datasets import make_classification, make_regression
 from treelearn import CARTClassifier, CARTRegressor, ID3Classifier
 from treelearn.exceptions import ParameterError
 from treelearn.growing import grower
+from treelearn.splitting import _kernels as split_kernels
 
 
 def _same_tree(a, b):
@@ -44,12 +45,21 @@ def small_parallel_nodes(monkeypatch):
         lambda: CARTRegressor(min_samples_leaf=3),
     ],
 )
-def test_threads_do_not_change_the_tree(make):
+def test_threads_do_not_change_the_tree(make, monkeypatch):
     X, y = _mixed_frame()
     if isinstance(make(), CARTRegressor):
         y = make_regression(len(X), 6, random_state=0)[1]
     one = make().set_params(n_jobs=1).fit(X, y)
+    calls = []
+    parallel = split_kernels.find_best_split_parallel
+
+    def counted(*args):
+        calls.append(args[3] - args[2])
+        return parallel(*args)
+
+    monkeypatch.setattr(split_kernels, "find_best_split_parallel", counted)
     two = make().set_params(n_jobs=2).fit(X, y)
+    assert calls and min(calls) >= 64  # the parallel search ran, on large nodes only
     _same_tree(one, two)
 
 
