@@ -519,8 +519,9 @@ def evaluate_feature(
 
 
 @njit(cache=True, inline="always")
-def _keep_if_better(out, out_mask, f, best, is_nominal_f, mask, n_bins):
-    """The tie rule: a higher gain wins; an equal gain goes to the lower feature."""
+def keep_if_better(out, out_mask, f, best, is_nominal_f, mask, n_bins):
+    """Keep feature ``f``'s best split ``best`` in ``out`` if it wins under the tie
+    rule (a higher gain, then the lower feature index); every split finder uses it."""
     gain = best[0]
     if gain > out[OUT_GAIN] or (gain == out[OUT_GAIN] and gain > -np.inf and f < out[OUT_FEATURE]):
         out[OUT_GAIN] = gain
@@ -631,7 +632,7 @@ def find_best_split(
         if n_present < 2:
             continue
         n_visited += 1
-        _keep_if_better(out, out_mask, f, best, is_nominal[f], scratch_mask, n_codes[f] + 1)
+        keep_if_better(out, out_mask, f, best, is_nominal[f], scratch_mask, n_codes[f] + 1)
 
 
 @njit(cache=True, parallel=True)
@@ -728,4 +729,4 @@ def find_best_split_parallel(
     for j in range(n_order):
         if present[j] >= 2:
             f = feature_order[j]
-            _keep_if_better(out, out_mask, f, results[j], is_nominal[f], masks[j], n_codes[f] + 1)
+            keep_if_better(out, out_mask, f, results[j], is_nominal[f], masks[j], n_codes[f] + 1)

@@ -58,10 +58,7 @@ from treelearn.criteria._kernels import HUBER
 from treelearn.splitting._kernels import (
     OUT_FEATURE,
     OUT_GAIN,
-    OUT_IS_SUBSET,
-    OUT_LEFT_CODE,
-    OUT_MISSING_LEFT,
-    OUT_RIGHT_CODE,
+    keep_if_better,
 )
 
 #: Rows are ordered by code with a counting sort when a feature has at most
@@ -728,20 +725,4 @@ def find_best_split_robust(
         if n_present < 2:
             continue
         n_visited += 1
-        _keep_if_better(out, out_mask, best, mask, f, is_nominal[f], n_bins)
-
-
-@njit(cache=True)
-def _keep_if_better(out, out_mask, best, mask, f, nominal, n_bins):
-    """Keep feature ``f``'s best split in ``out`` if it wins under the tie rule
-    (higher gain, then lower feature index)."""
-    gain = best[0]
-    if gain > out[OUT_GAIN] or (gain == out[OUT_GAIN] and gain > -np.inf and f < out[OUT_FEATURE]):
-        out[OUT_GAIN] = gain
-        out[OUT_FEATURE] = f
-        out[OUT_LEFT_CODE] = best[1]
-        out[OUT_RIGHT_CODE] = best[2]
-        out[OUT_MISSING_LEFT] = best[3]
-        out[OUT_IS_SUBSET] = 1.0 if nominal else 0.0
-        if nominal:
-            out_mask[:n_bins] = mask[:n_bins]
+        keep_if_better(out, out_mask, f, best, is_nominal[f], mask, n_bins)
