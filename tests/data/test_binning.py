@@ -93,7 +93,16 @@ def test_subtraction_gives_the_tree_of_direct_histograms(task, monkeypatch):
     else:
         X, y = make_regression(6000, 8, random_state=4)
         make = lambda: CARTRegressor(max_depth=7, max_bins=64)  # noqa: E731
+    subtractions = []
+    subtract = grower.subtract_histograms
+
+    def counted(*args):
+        subtractions.append(args[0].shape)
+        return subtract(*args)
+
+    monkeypatch.setattr(grower, "subtract_histograms", counted)
     with_subtraction = make().fit(X, y)
+    assert subtractions, "binned features should derive children's histograms by subtraction"
     monkeypatch.setattr(grower, "STORE_MIN_ROWS", 10**9)
     direct = make().fit(X, y)
     np.testing.assert_array_equal(with_subtraction.tree_.feature, direct.tree_.feature)
