@@ -452,18 +452,23 @@ def apply_oracle(tree, X):
     for row in np.asarray(X, dtype=float):
         node = 0
         while tree.feature[node] >= 0:
-            x = row[tree.feature[node]]
-            if np.isnan(x):
+            c = _known_child(tree, node, row[tree.feature[node]])
+            if c is None:
                 c = surrogate_child(node, row)
-            elif tree.kind[node] == 1:  # NODE_THRESHOLD
-                c = 0 if x <= tree.threshold[node] else 1
-            else:
-                cats = tree.category_child[tree.category_ptr[node] : tree.category_ptr[node + 1]]
-                ok = 0 <= int(x) < cats.shape[0] and cats[int(x)] >= 0
-                c = int(cats[int(x)]) if ok else surrogate_child(node, row)
             node = int(tree.children[tree.child_ptr[node] + c])
         leaves.append(node)
     return np.array(leaves, dtype=np.int64)
+
+
+def _known_child(tree, node, x):
+    """The child index a known value ``x`` takes at ``node``; None when ``x`` is missing
+    or a category the node maps nowhere."""
+    if np.isnan(x):
+        return None
+    if tree.kind[node] == 1:  # NODE_THRESHOLD
+        return 0 if x <= tree.threshold[node] else 1
+    cats = tree.category_child[tree.category_ptr[node] : tree.category_ptr[node + 1]]
+    return int(cats[int(x)]) if 0 <= int(x) < cats.shape[0] and cats[int(x)] >= 0 else None
 
 
 # ---------------------------------------------------------------------------
@@ -529,3 +534,332 @@ def mdl_cut_points_oracle(values, y, weight=None, tie_tolerance=1e-12):
         return [*cut(part[: i + 1]), point, *cut(part[i + 1 :])]
 
     return np.array(cut(rows), dtype=float)
+
+
+# ---------------------------------------------------------------------------
+# C4.5's evaluation of one attribute (Release 8's EvalDiscreteAtt and
+# EvalContinuousAtt, row by row)
+# (oracle of treelearn.splitting._gain_ratio_kernels.evaluate_candidates)
+# ---------------------------------------------------------------------------
+
+
+def _total_info(counts):
+    """C4.5's ``TotalInfo``: N * H(counts) in bits."""
+    counts = np.asarray(counts, dtype=float)
+    counts = counts[counts > 0]
+    total = counts.sum()
+    return float((counts * np.log2(total / counts)).sum()) if total > 0 else 0.0
+
+
+def c45_attribute_oracle(x, nominal, n_values, y, w, n_classes, min_objs, threshold_cost):
+    """C4.5's gain and split information of one attribute, or None when it cannot split.
+
+    ``x`` holds values (numeric) or category codes ``0..n_values-1`` (nominal),
+    NaN for missing. Returns a dict with ``gain``, ``split_info`` and, for a
+    numeric attribute, ``raw_gain``, ``tries`` and the values on each side of
+    the cut (``left_value``, ``right_value``).
+    """
+    items = w.sum()
+    known = ~np.isnan(x)
+    known_weight = w[known].sum()
+    unknown_weight = items - known_weight
+    base = _total_info(np.bincount(y[known], w[known], n_classes))
+    if nominal:
+        if known_weight <= 0:
+            return None
+        codes = np.where(known, x, -1).astype(int)
+        val_freq = [w[codes == v].sum() for v in range(n_values)]
+        if sum(f >= min_objs for f in val_freq) < 2:
+            return None
+        this = sum(
+            _total_info(np.bincount(y[codes == v], w[codes == v], n_classes))
+            for v in range(n_values)
+        )
+        gain = (base - this) / items
+        split_info = _total_info([unknown_weight, *val_freq]) / items
+        return {"gain": gain, "raw_gain": gain, "split_info": split_info}
+    if known_weight < 2 * min_objs:
+        return None
+    order = np.argsort(x[known], kind="stable")
+    xs, ys, ws = x[known][order], y[known][order], w[known][order]
+    min_split = 0.1 * known_weight / n_classes
+    min_split = min_objs if min_split <= min_objs else min(min_split, 25.0)
+    class_known = np.bincount(ys, ws, n_classes)
+    low = 0.0
+    low_classes = np.zeros(n_classes)
+    cuts = []
+    for i in range(len(xs) - 1):
+        low += ws[i]
+        low_classes[ys[i]] += ws[i]
+        if low < min_split:
+            continue
+        if low > known_weight - min_split:
+            break
+        if xs[i] + 1e-5 < xs[i + 1]:  # C4.5 cuts between values more than 1e-5 apart
+            gain = (
+                base - _total_info(low_classes) - _total_info(class_known - low_classes)
+            ) / items
+            split_info = _total_info([unknown_weight, low, known_weight - low]) / items
+            cuts.append((gain, xs[i], xs[i + 1], split_info))
+    if not cuts:
+        return None
+    cost = np.log2(len(cuts)) / items if threshold_cost else 0.0
+    best = 0  # a later cut wins only when its gain is larger by more than 1e-6
+    for k in range(1, len(cuts)):
+        if cuts[k][0] - cuts[best][0] > 1e-6:
+            best = k
+    gain, left, right, split_info = cuts[best]
+    if gain - cost <= 1e-6:
+        return None
+    return {
+        "gain": gain - cost,
+        "raw_gain": gain,
+        "split_info": split_info,
+        "tries": len(cuts),
+        "left_value": left,
+        "right_value": right,
+        "cut_gains": [cut[0] for cut in cuts],
+    }
+
+
+# ---------------------------------------------------------------------------
+# Pruning
+# (oracles of treelearn.pruning._kernels and the pruners' node selections)
+# ---------------------------------------------------------------------------
+
+
+def _oracle_branch(tree, node, row):
+    """Child position ``row`` takes at ``node``, or None for "every branch by weight"."""
+
+    def surrogate_or_missing():
+        for s in range(tree.surrogate_ptr[node], tree.surrogate_ptr[node + 1]):
+            x = row[tree.surrogate_feature[s]]
+            if np.isnan(x):
+                continue
+            if tree.surrogate_kind[s] == 1:  # NODE_THRESHOLD
+                return int((x <= tree.surrogate_threshold[s]) == bool(tree.surrogate_reverse[s]))
+            cats = tree.surrogate_category_child[
+                tree.surrogate_category_ptr[s] : tree.surrogate_category_ptr[s + 1]
+            ]
+            if 0 <= int(x) < cats.shape[0] and cats[int(x)] >= 0:
+                return int(cats[int(x)])
+        missing = int(tree.missing_child[node])
+        return None if missing == -2 else missing  # MISSING_BY_WEIGHT
+
+    x = row[tree.feature[node]]
+    if np.isnan(x):
+        return surrogate_or_missing()
+    if tree.kind[node] == 1:  # NODE_THRESHOLD
+        return 0 if x <= tree.threshold[node] else 1
+    cats = tree.category_child[tree.category_ptr[node] : tree.category_ptr[node + 1]]
+    if 0 <= int(x) < cats.shape[0] and cats[int(x)] >= 0:
+        return int(cats[int(x)])
+    return surrogate_or_missing()
+
+
+def node_rows_oracle(tree, X):
+    """Per node, the list of ``(row, share)`` that reach it: a row missing the
+    value at a by-weight node goes down every child with a share proportional to
+    the children's ``weight`` (equal shares when all are 0)."""
+    reach = [[] for _ in range(tree.node_count)]
+    for i, row in enumerate(np.asarray(X, dtype=float)):
+        stack = [(0, 1.0)]
+        while stack:
+            node, share = stack.pop()
+            reach[node].append((i, share))
+            if tree.feature[node] < 0:
+                continue
+            kids = tree.children_of(node)
+            c = _oracle_branch(tree, node, row)
+            if c is not None:
+                stack.append((int(kids[c]), share))
+                continue
+            w = tree.weight[kids].astype(float)
+            parts = w / w.sum() if w.sum() > 0 else np.full(len(kids), 1 / len(kids))
+            stack.extend((int(k), share * p) for k, p in zip(kids, parts, strict=True) if p > 0)
+    return reach
+
+
+def leaf_losses_oracle(tree, X, y, weight):
+    """Per node, the validation loss of the rows reaching it if the node were a
+    leaf: misclassified weight (classification, ``y`` class indices), or the
+    weighted squared error around the node's value (regression)."""
+    losses = np.zeros(tree.node_count)
+    for node, pairs in enumerate(node_rows_oracle(tree, X)):
+        for i, share in pairs:
+            if tree.n_classes:
+                wrong = int(y[i]) != int(np.argmax(tree.value[node]))
+                losses[node] += share * weight[i] * wrong
+            else:
+                losses[node] += share * weight[i] * (y[i] - tree.value[node, 0]) ** 2
+    return losses
+
+
+def reduced_error_oracle(tree, losses, ties):
+    """Nodes reduced-error pruning cuts back, by plain recursion (children first)."""
+    pruned = set()
+
+    def visit(node):
+        if tree.feature[node] < 0:
+            return losses[node]
+        below = sum(visit(int(c)) for c in tree.children_of(node))
+        better = losses[node] <= below if ties == "keep_accuracy" else losses[node] < below
+        if better:
+            pruned.add(node)
+            return losses[node]
+        return below
+
+    visit(0)
+    return pruned
+
+
+def ccp_path_oracle(tree):
+    """Weakest-link pruning from scratch at every step: ``(alphas, totals, cuts)``.
+
+    At each step, for every internal node of the current tree, ``R(t)`` and
+    ``R(T_t)``, ``|leaves(T_t)|`` are recomputed by recursion over the current
+    subtree; the node of smallest ``g(t)`` (lowest index among equal values) is
+    cut.
+    """
+    r = tree.weight * tree.impurity / tree.weight[0]
+    cut = set()
+
+    def subtree(node):
+        if tree.feature[node] < 0 or node in cut:
+            return r[node], 1
+        parts = [subtree(int(c)) for c in tree.children_of(node)]
+        return sum(p[0] for p in parts), sum(p[1] for p in parts)
+
+    def internal(node):
+        if tree.feature[node] < 0 or node in cut:
+            return []
+        return [node] + [n for c in tree.children_of(node) for n in internal(int(c))]
+
+    alphas, totals, cuts = [0.0], [subtree(0)[0]], []
+    while internal(0):
+        best, best_g = None, np.inf
+        for node in sorted(internal(0)):
+            r_tree, n_leaves = subtree(node)
+            g = (r[node] - r_tree) / (n_leaves - 1)
+            if g < best_g:
+                best, best_g = node, g
+        cut.add(best)
+        cuts.append(best)
+        alphas.append(best_g)
+        totals.append(subtree(0)[0])
+    return np.array(alphas), np.array(totals), cuts
+
+
+def c45_prune_oracle(tree, X, y, weight, added_errors, raising=True):
+    """C4.5's ``EstimateErrors`` (prune.c) transcribed on Python objects.
+
+    The tree is copied into nested dicts that are rewritten in place as C4.5
+    rewrites its records (``node.update(branch)`` is its ``memcpy``). Cases are
+    lists of ``(row, weight)``; a case missing the tested value at a by-weight
+    node goes down every branch that has known cases, its weight times the
+    branch's share of the known weight. ``added_errors(N, E)`` is ``AddErrs``.
+    Returns the final tree as nested tuples ``(original node, class counts,
+    children)`` (``children`` None for a leaf) and the root's estimate.
+    """
+    X = np.asarray(X, dtype=float)
+
+    def copy(node):
+        kids = None
+        if tree.feature[node] >= 0:
+            kids = [copy(int(c)) for c in tree.children_of(node)]
+        return {
+            "id": node,
+            "kids": kids,
+            "leaf": int(np.argmax(tree.value[node])),
+            "dist": tree.value[node].copy(),
+            "errors": 0.0,
+        }
+
+    def estimate(t, cases, update):
+        dist = np.zeros(tree.n_classes)
+        for i, w in cases:
+            dist[y[i]] += w
+        total = dist.sum()
+        best = t["leaf"]
+        for c in range(tree.n_classes):
+            if dist[c] > dist[best]:
+                best = c
+        leaf_errors = total - dist[best]
+        extra = added_errors(total, leaf_errors)
+        if update:
+            t["leaf"] = best
+            if total > 0:
+                t["dist"] = dist
+        if t["kids"] is None:
+            if update:
+                t["errors"] = leaf_errors + extra
+            return leaf_errors + extra
+        groups = [[] for _ in t["kids"]]
+        unknown = []
+        for i, w in cases:
+            b = _oracle_branch(tree, t["id"], X[i])
+            (unknown if b is None else groups[b]).append((i, w))
+        known = sum(w for g in groups for _, w in g)
+        tree_errors, max_factor, largest = 0.0, 0.0, None
+        for v, g in enumerate(groups):
+            if not g:
+                continue
+            factor = sum(w for _, w in g) / known
+            if factor >= max_factor:
+                largest, max_factor = v, factor
+            sub = g + [(i, w * factor) for i, w in unknown]
+            tree_errors += estimate(t["kids"][v], sub, update)
+        if not update:
+            return tree_errors
+        branch_errors = estimate(t["kids"][largest], cases, False) if raising else np.inf
+        if leaf_errors + extra <= branch_errors + 0.1 and leaf_errors + extra <= tree_errors + 0.1:
+            t["kids"] = None
+            t["errors"] = leaf_errors + extra
+        elif branch_errors <= tree_errors + 0.1:
+            branch = t["kids"][largest]
+            estimate(branch, cases, True)
+            t.clear()
+            t.update(branch)
+        else:
+            t["errors"] = tree_errors
+        return t["errors"]
+
+    root = copy(0)
+    cases = [(i, float(weight[i])) for i in range(X.shape[0]) if weight[i] > 0]
+    total = estimate(root, cases, True)
+
+    def freeze(t):
+        kids = None if t["kids"] is None else tuple(freeze(k) for k in t["kids"])
+        return (t["id"], tuple(np.round(t["dist"], 9).tolist()), kids)
+
+    return freeze(root), total
+
+
+# ---------------------------------------------------------------------------
+# C4.5's classification of a row with missing values
+# (oracle of treelearn.tree._traverse.weighted_leaf_values)
+# ---------------------------------------------------------------------------
+
+
+def weighted_distribution_oracle(tree, row):
+    """Class distribution of one row of the prediction matrix, recursively: a leaf
+    gives its normalised class weights (uniform when it has none); a missing value
+    at a node whose ``missing_child`` is MISSING_BY_WEIGHT (-2) averages the
+    children's distributions weighted by the children's weights."""
+
+    def visit(node):
+        if tree.feature[node] < 0:
+            value = tree.value[node]
+            total = value.sum()
+            return value / total if total > 0 else np.full(value.shape, 1 / value.shape[0])
+        children = tree.children[tree.child_ptr[node] : tree.child_ptr[node + 1]]
+        c = _known_child(tree, node, row[tree.feature[node]])
+        if c is None:
+            c = int(tree.missing_child[node])
+        if c != -2:
+            return visit(int(children[c]))
+        weights = tree.weight[children]
+        shares = weights / weights.sum()
+        return sum(s * visit(int(k)) for k, s in zip(children, shares, strict=True) if s > 0)
+
+    return visit(0)

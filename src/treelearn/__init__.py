@@ -2,7 +2,8 @@
 
 import importlib.metadata as _metadata
 
-from treelearn.estimators import CARTClassifier, CARTRegressor, ID3Classifier
+from treelearn.estimators import C45Classifier, CARTClassifier, CARTRegressor, ID3Classifier
+from treelearn.explain import explain, explain_prediction
 from treelearn.export.model_file import load_model as load
 from treelearn.tree import Tree
 
@@ -11,4 +12,14 @@ try:
 except _metadata.PackageNotFoundError:  # pragma: no cover - running from a source tree
     __version__ = "0.0.0+unknown"
 
-__all__ = ["CARTClassifier", "CARTRegressor", "ID3Classifier", "Tree", "__version__", "load"]
+__all__ = [
+    "C45Classifier",
+    "CARTClassifier",
+    "CARTRegressor",
+    "ID3Classifier",
+    "Tree",
+    "__version__",
+    "explain",
+    "explain_prediction",
+    "load",
+]

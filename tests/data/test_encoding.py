@@ -194,3 +194,13 @@ def test_unseen_category_predicts_like_missing_regressor_numpy():
     assert prediction[0] == prediction[1]
     assert prediction[0] == pytest.approx(20.0, abs=0.5)
     assert prediction[2] == pytest.approx(5.0, abs=0.5)
+
+
+def test_data_threshold_is_the_training_value_the_midpoint_rounds_below():
+    from treelearn.data.dataset import build_dataset
+
+    # (0.557 + 0.565) / 2 rounds to 0.5609999999999999, just below the training value 0.561.
+    dataset = build_dataset(np.array([[0.557], [0.561], [0.565], [0.9]]))
+    assert dataset.threshold(0, 0, 2) < 0.561
+    assert dataset.data_threshold(0, 0, 2) == 0.561
+    assert dataset.data_threshold(0, 2, 3) == 0.565  # midpoint 0.7325: the value below it

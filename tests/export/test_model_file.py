@@ -421,7 +421,7 @@ def _set_item(name, index, value):
         (_set(("estimator",), "DecisionTreeClassifier"), "is not an estimator a model file"),
         (
             _set(("estimator",), "CARTRegressor"),
-            r"CARTRegressor has no parameters \['class_weight'\]",
+            r"CARTRegressor has no parameters \['cf', 'class_weight'\]",
         ),
         (_set(("params", "criterion"), "nonsense"), r"params: criterion='nonsense' is not"),
         (_set(("params", "shell"), "rm -rf"), r"CARTClassifier has no parameters \['shell'\]"),

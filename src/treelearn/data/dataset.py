@@ -15,6 +15,9 @@ from treelearn.data.schema import (
     read_table,
 )
 
+#: How far above the midpoint a training value may lie and still be C4.5's threshold.
+DATA_THRESHOLD_TOLERANCE = 1e-6
+
 
 @dataclass(frozen=True)
 class Dataset:
@@ -61,6 +64,23 @@ class Dataset:
         if self.bin_edges and self.bin_edges[feature] is not None:
             return float(self.bin_edges[feature][left_code])
         return numeric_threshold(self.numeric_values[feature], left_code, right_code)
+
+    def data_threshold(self, feature, left_code, right_code):
+        """The largest training value not above :meth:`threshold` (C4.5 Release 8).
+
+        C4.5 moves a cut from the midpoint down to a value seen in training
+        (anywhere in the training data, not only at the node), so the tree's
+        thresholds are values of the data. Rows at the node go the same way
+        either way. Bins: the bin edge, as :meth:`threshold`.
+        """
+        cut = self.threshold(feature, left_code, right_code)
+        values = self.numeric_values[feature]
+        if values is None:
+            return cut
+        # A value within DATA_THRESHOLD_TOLERANCE above the midpoint counts as below it:
+        # the midpoint's rounding must not move the threshold off a value (J48 does the same).
+        index = int(np.searchsorted(values, cut + DATA_THRESHOLD_TOLERANCE, side="right")) - 1
+        return float(values[min(max(index, left_code), right_code - 1)])
 
 
 def build_dataset(X, categorical_features=None, max_bins=None):

@@ -28,7 +28,6 @@ from treelearn.data.schema import align_columns, check_not_empty, has_feature_na
 from treelearn.data.target import validate_sample_weight
 from treelearn.exceptions import DataError, ParameterError
 from treelearn.growing import Grower
-from treelearn.growing.spec import MISSING_POLICIES
 
 
 def _is_int(value):
@@ -97,13 +96,15 @@ class BaseTree(BaseEstimator):
     _preset = None
     #: True for classifiers (chooses the criteria a ``criterion`` may name).
     _classification = True
+    #: The values ``missing`` may take.
+    _missing_policies = ("learn", "surrogate")
 
     def _check_params(self):
         """Check every parameter that does not depend on the data (before reading it)."""
         criterion_id(self.criterion, self._classification)
-        if self.missing not in MISSING_POLICIES:
+        if self.missing not in self._missing_policies:
             raise ParameterError(
-                f"missing must be one of {', '.join(repr(m) for m in MISSING_POLICIES)}, "
+                f"missing must be one of {', '.join(repr(m) for m in self._missing_policies)}, "
                 f"got {self.missing!r}."
             )
         _check_int(
@@ -156,6 +157,13 @@ class BaseTree(BaseEstimator):
 
     def _extra_spec(self):
         return {}
+
+    def _keep_growth_details(self, grower):
+        """Keep the grower's split records (``split_records_``) when it made any."""
+        if grower.split_records:
+            self.split_records_ = grower.split_records
+        else:
+            self.__dict__.pop("split_records_", None)
 
     def _prepare_table(self, table, y_encoded, weight):
         """The table the tree learns from: subclasses refuse what their algorithm
@@ -220,7 +228,9 @@ class BaseTree(BaseEstimator):
         spec = self._growth_spec(dataset.n_samples, float(weight.sum()), dataset.n_features)
         rng = np.random.default_rng(self.random_state_seed())
         with _numba_threads(getattr(self, "n_jobs", 1)) as n_threads:
-            tree = Grower(dataset, y_encoded, weight, n_classes, spec, rng, n_threads).grow()
+            grower = Grower(dataset, y_encoded, weight, n_classes, spec, rng, n_threads)
+            tree = grower.grow()
+        self._keep_growth_details(grower)
         for name, value in fitted.items():
             setattr(self, name, value)
         self.tree_ = tree
@@ -291,6 +301,12 @@ class BaseTree(BaseEstimator):
         rows, nodes = self.tree_.decision_path(matrix)
         data = np.ones(rows.shape[0], dtype=np.int64)
         return csr_matrix((data, (rows, nodes)), shape=(matrix.shape[0], self.tree_.node_count))
+
+    def explain(self, node=0, X=None, y=None, sample_weight=None):
+        """The textbook table of the split at ``node``; see :func:`treelearn.explain`."""
+        from treelearn.explain import explain
+
+        return explain(self, node, X, y, sample_weight)
 
     def get_depth(self):
         """Depth of the tree (a lone root has depth 0)."""

@@ -10,6 +10,7 @@ from treelearn.estimators.base import BaseTree
 from treelearn.estimators.classifier import TreeClassifierMixin
 from treelearn.exceptions import ParameterError
 from treelearn.growing.spec import CART
+from treelearn.pruning._estimator import PruningMixin
 
 _COMMON_PARAMETERS = """
     max_depth : int or None, default=None
@@ -49,6 +50,29 @@ _COMMON_PARAMETERS = """
         numba's threads; 1: one). The tree is the same whatever ``n_jobs`` is.
 """
 
+_PRUNING_PARAMETERS = """    ccp_alpha : float, default=0.0
+        Cost-complexity pruning after growing (Breiman et al. 1984), as
+        scikit-learn's ``ccp_alpha``: the subtree minimising ``R(T) + ccp_alpha
+        * |leaves|``, ``R`` the leaves' impurity weighted by their share of the
+        training weight; 0 keeps the tree as grown
+        (:func:`treelearn.pruning.prune_cost_complexity`).
+    pruning : str or None, default=None
+        Another pruning method, applied after growing instead of ``ccp_alpha``
+        (:mod:`treelearn.pruning`). ``"validation"``: keep a split only if it
+        strictly lowers the loss on held-out rows (pre-pruning);
+        ``"reduced_error"``: Quinlan's (1987) reduced-error pruning on held-out
+        rows. Both hold out ``validation_fraction`` of the rows (drawn with
+        ``random_state``, per class for a classifier).
+    validation_fraction : float in (0, 1), default=0.25
+        Rows held out of growing with ``pruning="validation"`` or ``"reduced_error"``.
+"""
+
+_CLASSIFIER_PRUNING_PARAMETERS = """    cf : float in (0, 0.5], default=0.25
+        C4.5's confidence factor for ``pruning="error_based"`` (smaller prunes
+        more). Classifiers also take ``pruning="pessimistic"`` (Quinlan 1987)
+        and ``"error_based"`` (C4.5, with subtree raising), on the training rows.
+"""
+
 _NOTES = """
     Nominal features split into two sets of categories. With two classes or in
     regression the best set is found exactly by sorting the categories by
@@ -73,7 +97,7 @@ _NOTES = """
 """
 
 
-class CARTClassifier(TreeClassifierMixin, ClassifierMixin, BaseTree):
+class CARTClassifier(PruningMixin, TreeClassifierMixin, ClassifierMixin, BaseTree):
     __doc__ = (
         """A CART classification tree: binary splits chosen by Gini or entropy.
 
@@ -84,7 +108,10 @@ class CARTClassifier(TreeClassifierMixin, ClassifierMixin, BaseTree):
         + _COMMON_PARAMETERS
         + """    class_weight : dict, "balanced" or None, default=None
         Weights per class, multiplied into ``sample_weight``.
-
+"""
+        + _PRUNING_PARAMETERS
+        + _CLASSIFIER_PRUNING_PARAMETERS
+        + """
     Attributes
     ----------
     tree_ : treelearn.tree.Tree
@@ -120,6 +147,10 @@ class CARTClassifier(TreeClassifierMixin, ClassifierMixin, BaseTree):
         max_surrogates=5,
         max_bins=None,
         n_jobs=None,
+        ccp_alpha=0.0,
+        pruning=None,
+        validation_fraction=0.25,
+        cf=0.25,
     ):
         self.criterion = criterion
         self.max_depth = max_depth
@@ -136,9 +167,13 @@ class CARTClassifier(TreeClassifierMixin, ClassifierMixin, BaseTree):
         self.max_surrogates = max_surrogates
         self.max_bins = max_bins
         self.n_jobs = n_jobs
+        self.ccp_alpha = ccp_alpha
+        self.pruning = pruning
+        self.validation_fraction = validation_fraction
+        self.cf = cf
 
 
-class CARTRegressor(RegressorMixin, BaseTree):
+class CARTRegressor(PruningMixin, RegressorMixin, BaseTree):
     __doc__ = (
         """A CART regression tree.
 
@@ -151,6 +186,7 @@ class CARTRegressor(RegressorMixin, BaseTree):
         Where Huber's loss turns from quadratic to linear (``criterion="huber"``).
 """
         + _COMMON_PARAMETERS
+        + _PRUNING_PARAMETERS
         + """
     Attributes
     ----------
@@ -185,6 +221,9 @@ class CARTRegressor(RegressorMixin, BaseTree):
         max_surrogates=5,
         max_bins=None,
         n_jobs=None,
+        ccp_alpha=0.0,
+        pruning=None,
+        validation_fraction=0.25,
     ):
         self.criterion = criterion
         self.max_depth = max_depth
@@ -201,6 +240,9 @@ class CARTRegressor(RegressorMixin, BaseTree):
         self.max_surrogates = max_surrogates
         self.max_bins = max_bins
         self.n_jobs = n_jobs
+        self.ccp_alpha = ccp_alpha
+        self.pruning = pruning
+        self.validation_fraction = validation_fraction
 
     _classification = False
 

@@ -29,18 +29,16 @@ class TreeClassifierMixin:
     def predict_proba(self, X):
         """Class probabilities: the weighted class distribution of each row's leaf.
 
+        In a tree that splits missing values by weight (C4.5), a row missing
+        a value there gets the weighted combination of the leaves below
+        (:meth:`treelearn.tree.Tree.class_distribution`).
+
         Returns
         -------
         ndarray of shape (n_samples, n_classes)
         """
-        check_is_fitted(self, "tree_")
-        counts = self.tree_.value[self.apply(X)]
-        totals = counts.sum(axis=1, keepdims=True)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            proba = np.where(
-                totals > 0, counts / np.where(totals > 0, totals, 1), 1.0 / counts.shape[1]
-            )
-        return proba
+        matrix = self._prediction_matrix(X)  # raises NotFittedError first
+        return self.tree_.class_distribution(matrix)
 
     def predict_log_proba(self, X):
         """Logarithm of :meth:`predict_proba`."""
@@ -50,6 +48,8 @@ class TreeClassifierMixin:
     def predict(self, X):
         """Most probable class of each row (ties: the first class in ``classes_``)."""
         check_is_fitted(self, "tree_")
+        if self.tree_.splits_missing_by_weight:
+            return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
         leaves = self.apply(X)
         return self.classes_[np.argmax(self.tree_.value, axis=1)[leaves]]
 

@@ -1,7 +1,9 @@
 """ID3 (Quinlan 1986, "Induction of Decision Trees", Machine Learning 1: 81-106)."""
 
+import warnings
 from dataclasses import replace
 
+import pandas as pd
 from sklearn.base import ClassifierMixin
 
 from treelearn.data.discretize import Discretizer
@@ -10,9 +12,10 @@ from treelearn.estimators.base import BaseTree, _check_float, _check_int, _check
 from treelearn.estimators.classifier import TreeClassifierMixin
 from treelearn.exceptions import DataError, ParameterError
 from treelearn.growing.spec import ID3
+from treelearn.pruning._estimator import PruningMixin
 
 
-class ID3Classifier(TreeClassifierMixin, ClassifierMixin, BaseTree):
+class ID3Classifier(PruningMixin, TreeClassifierMixin, ClassifierMixin, BaseTree):
     """ID3: information gain and one branch per category of a nominal attribute.
 
     At each node ID3 chooses the attribute of largest information gain
@@ -51,6 +54,21 @@ class ID3Classifier(TreeClassifierMixin, ClassifierMixin, BaseTree):
         numba's threads). The tree is the same whatever ``n_jobs`` is.
     categorical_features : list of str or int, boolean mask, or None
         Columns to treat as nominal (numpy input with numeric codes, for example).
+    pruning : {None, "validation", "reduced_error", "pessimistic", "error_based"}, default=None
+        Pruning after growing (:mod:`treelearn.pruning`). ``"validation"``:
+        keep a split only if it strictly raises the accuracy on held-out rows
+        (the textbook's pre-pruning); ``"reduced_error"``: Quinlan's (1987)
+        reduced-error pruning on held-out rows; both hold out
+        ``validation_fraction`` of the rows, per class, drawn with
+        ``random_state``. ``"pessimistic"`` (Quinlan 1987) and
+        ``"error_based"`` (C4.5, confidence factor ``cf``, subtree raising)
+        use the training rows.
+    validation_fraction : float in (0, 1), default=0.25
+        Rows held out of growing with ``pruning="validation"`` or ``"reduced_error"``.
+    cf : float in (0, 0.5], default=0.25
+        C4.5's confidence factor for ``pruning="error_based"`` (smaller prunes more).
+    random_state : int, RandomState, Generator or None, default=None
+        Seeds the draw of the held-out rows.
 
     Attributes
     ----------
@@ -69,7 +87,8 @@ class ID3Classifier(TreeClassifierMixin, ClassifierMixin, BaseTree):
     _preset = ID3
 
     def __init__(self, criterion="entropy", *, max_depth=None, min_gain=0.0,
-                 discretize=None, n_bins=5, categorical_features=None, n_jobs=None):  # fmt: skip
+                 discretize=None, n_bins=5, categorical_features=None, n_jobs=None,
+                 pruning=None, validation_fraction=0.25, cf=0.25, random_state=None):  # fmt: skip
         self.criterion = criterion
         self.max_depth = max_depth
         self.min_gain = min_gain
@@ -77,6 +96,10 @@ class ID3Classifier(TreeClassifierMixin, ClassifierMixin, BaseTree):
         self.n_bins = n_bins
         self.categorical_features = categorical_features
         self.n_jobs = n_jobs
+        self.pruning = pruning
+        self.validation_fraction = validation_fraction
+        self.cf = cf
+        self.random_state = random_state
 
     def _check_params(self):
         if self.criterion not in ("entropy", "gini"):
@@ -91,6 +114,7 @@ class ID3Classifier(TreeClassifierMixin, ClassifierMixin, BaseTree):
             )
         _check_int("n_bins", self.n_bins, 2)
         _check_n_jobs(self.n_jobs)
+        self._check_pruning_params()
 
     def _growth_spec(self, n_rows, total_weight, n_features):
         return self._preset.replace(
@@ -99,6 +123,7 @@ class ID3Classifier(TreeClassifierMixin, ClassifierMixin, BaseTree):
 
     def _prepare_table(self, table, y_encoded, weight):
         _refuse_missing(table.columns)
+        warn_id_like_columns(table.columns, type(self).__name__)
         numeric = [c.name for c in table.columns if c.kind == NUMERIC]
         for name in ("discretizer_", "input_schema_"):
             self.__dict__.pop(name, None)
@@ -139,6 +164,31 @@ class ID3Classifier(TreeClassifierMixin, ClassifierMixin, BaseTree):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = False
         return tags
+
+
+#: A nominal column with at least this many distinct values is probably an identifier.
+ID_LIKE_VALUES = 10_000
+
+
+def warn_id_like_columns(columns, estimator_name):
+    """Warn about nominal columns with ``ID_LIKE_VALUES`` or more distinct values.
+
+    A multiway split on such a column makes a branch per value: information
+    gain favours it, and the tree learns row identities rather than a rule.
+    """
+    for column in columns:
+        if column.kind != NOMINAL:
+            continue
+        known = column.values[~column.missing]
+        n_values = len(pd.unique(known))
+        if n_values >= ID_LIKE_VALUES:
+            warnings.warn(
+                f"{estimator_name}: nominal column {column.name!r} has {n_values} distinct "
+                "values, probably an identifier; a multiway split on it would make a branch "
+                "per value. Drop it, or declare it numeric if its values are numbers.",
+                UserWarning,
+                stacklevel=4,
+            )
 
 
 def _refuse_missing(columns):

@@ -23,6 +23,7 @@ Layout (``format_version`` 1)::
         "from_frame": true
       },
       "classes": {"type": "str", "dtype": "object", "values": ["no", "yes"]},
+      "split_records": {...},
       "tree": {
         "n_features": 2,
         "n_classes": 2,
@@ -50,6 +51,11 @@ Tree arrays
     are written with Python's shortest round-trip repr, so they read back
     bit for bit; NaN and infinities, which JSON has no number for, are the
     strings ``"NaN"``, ``"Infinity"`` and ``"-Infinity"``.
+
+Split records (optional)
+    What an ID3 or C4.5 tree weighed at each node it searched
+    (``split_records_``, read by :func:`treelearn.explain`), laid out as
+    :mod:`treelearn.export._split_records_format` describes.
 
 Parameters
     ``get_params()``: JSON numbers, strings, booleans and null as they are;
@@ -91,9 +97,20 @@ from sklearn.utils.validation import check_is_fitted
 
 from treelearn._dtypes import NODE_MULTIWAY, NODE_SUBSET, NODE_THRESHOLD
 from treelearn.data.schema import NOMINAL, NUMERIC, FeatureSchema
+from treelearn.estimators.c45 import C45Classifier
 from treelearn.estimators.cart import CARTClassifier, CARTRegressor
 from treelearn.estimators.id3 import ID3Classifier
 from treelearn.exceptions import ModelFormatError
+from treelearn.export._json_values import (
+    NON_FINITE,
+    Invalid,
+    decode_array,
+    encode_array,
+    non_finite_name,
+    require,
+    show,
+)
+from treelearn.export._split_records_format import decode_split_records, encode_split_records
 from treelearn.tree.structure import _ARRAY_DTYPES, _SURROGATE_DTYPES, Tree
 
 __all__ = [
@@ -111,7 +128,9 @@ FORMAT_VERSION = 1
 #: The estimators a model file may hold, by the name written in the file. An
 #: ID3Classifier that discretized numeric columns keeps a discretizer the format
 #: does not hold yet, and is refused by the fitted-attribute check.
-ESTIMATORS = {cls.__name__: cls for cls in (CARTClassifier, CARTRegressor, ID3Classifier)}
+ESTIMATORS = {
+    cls.__name__: cls for cls in (CARTClassifier, CARTRegressor, ID3Classifier, C45Classifier)
+}
 #: Fitted attributes the format holds; a model with others cannot be saved faithfully.
 _FITTED = frozenset(
     {
@@ -122,6 +141,7 @@ _FITTED = frozenset(
         "n_outputs_",
         "classes_",
         "n_classes_",
+        "split_records_",
     }
 )
 _KEYS = (
@@ -134,20 +154,14 @@ _KEYS = (
     "classes",
     "tree",
 )
+#: Fields a document may leave out.
+_OPTIONAL_KEYS = ("split_records",)
 _TREE_DTYPES = {**_ARRAY_DTYPES, **_SURROGATE_DTYPES}
-_NON_FINITE = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
 _TYPES = {"str": str, "int": int, "float": float, "bool": bool}
 _CLASS_DTYPES = frozenset(
     ["bool", "object", "float16", "float32", "float64"]
     + [f"{sign}int{bits}" for sign in ("", "u") for bits in (8, 16, 32, 64)]
 )
-
-
-class _Invalid(Exception):
-    """A field of a document that fails a check (turned into ModelFormatError)."""
-
-    def __init__(self, where, message):
-        super().__init__(f"{where}: {message}" if where else message)
 
 
 # -- saving ------------------------------------------------------------------------
@@ -201,7 +215,7 @@ def model_document(model):
     if model._classification:
         typed = _encode_values(model.classes_.tolist(), "classes_")
         classes = {"type": typed.pop("type"), "dtype": _class_dtype(model.classes_), **typed}
-    return {
+    document = {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
         "treelearn_version": __version__,
@@ -211,6 +225,10 @@ def model_document(model):
         "classes": classes,
         "tree": _encode_tree(model.tree_),
     }
+    records = getattr(model, "split_records_", None)
+    if records:
+        document["split_records"] = encode_split_records(records, model.tree_.n_features)
+    return document
 
 
 def _python(value):
@@ -268,15 +286,11 @@ def _encode_scalar(name, value):
     if isinstance(value, float):
         if math.isfinite(value):
             return value
-        return {"type": "float", "value": _non_finite_name(value)}
+        return {"type": "float", "value": non_finite_name(value)}
     raise ModelFormatError(
         f"Cannot save parameter {name}={value!r}: a model file holds numbers, strings, "
         "booleans, None, lists of these and class_weight dicts."
     )
-
-
-def _non_finite_name(value):
-    return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
 
 
 def _encode_params(params):
@@ -317,18 +331,11 @@ def _encode_schema(schema):
     }
 
 
-def _encode_array(array):
-    data = array.ravel().tolist()
-    if array.dtype.kind == "f":
-        data = [v if math.isfinite(v) else _non_finite_name(v) for v in data]
-    return {"dtype": array.dtype.name, "shape": list(array.shape), "data": data}
-
-
 def _encode_tree(tree):
     return {
         "n_features": int(tree.n_features),
         "n_classes": int(tree.n_classes),
-        "arrays": {name: _encode_array(getattr(tree, name)) for name in _TREE_DTYPES},
+        "arrays": {name: encode_array(getattr(tree, name)) for name in _TREE_DTYPES},
     }
 
 
@@ -394,7 +401,7 @@ def load_model(path):
         raw = handle.read()
     try:
         return _from_document(_parse(raw))
-    except _Invalid as exc:
+    except Invalid as exc:
         raise ModelFormatError(
             f"{os.fspath(path)!r} is not a valid treelearn model file: {exc}."
         ) from None
@@ -410,7 +417,7 @@ def model_from_document(document):
     """
     try:
         return _from_document(document)
-    except _Invalid as exc:
+    except Invalid as exc:
         raise ModelFormatError(f"Invalid treelearn model document: {exc}.") from None
 
 
@@ -423,7 +430,7 @@ def _from_document(document):
     if cls._classification:
         classes = _decode_classes(document["classes"])
     elif document["classes"] is not None:
-        raise _Invalid("classes", f"must be null for a {cls.__name__}")
+        raise Invalid("classes", f"must be null for a {cls.__name__}")
     tree = _decode_tree(document["tree"])
     _check_agreement(tree, schema, classes)
     estimator.tree_ = tree
@@ -435,63 +442,47 @@ def _from_document(document):
     if classes is not None:
         estimator.classes_ = classes
         estimator.n_classes_ = len(classes)
+    if "split_records" in document:
+        estimator.split_records_ = decode_split_records(
+            document["split_records"], tree.node_count, tree.n_features
+        )
     return estimator
 
 
 def _reject_constant(name):
-    raise _Invalid("", f"JSON holds the non-standard number {name}, which a model file never does")
+    raise Invalid("", f"JSON holds the non-standard number {name}, which a model file never does")
 
 
 def _unique_keys(pairs):
     keys = [key for key, _ in pairs]
     if len(set(keys)) != len(keys):
         duplicated = sorted({k for k in keys if keys.count(k) > 1})
-        raise _Invalid("", f"a JSON object repeats the keys {duplicated}")
+        raise Invalid("", f"a JSON object repeats the keys {duplicated}")
     return dict(pairs)
 
 
 def _parse(raw):
     if not raw.strip():
-        raise _Invalid("", "the file is empty")
+        raise Invalid("", "the file is empty")
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise _Invalid("", f"it is not UTF-8 text ({exc}); a model file is JSON") from None
+        raise Invalid("", f"it is not UTF-8 text ({exc}); a model file is JSON") from None
     try:
         return json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_unique_keys)
     except json.JSONDecodeError as exc:
-        raise _Invalid(
+        raise Invalid(
             "",
             f"it is not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno}); "
             "the file may be truncated or corrupt",
         ) from None
     except RecursionError:
-        raise _Invalid("", "its JSON is nested too deeply") from None
-
-
-def _require(value, types, where, expected):
-    types = types if isinstance(types, tuple) else (types,)
-    if not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
-        raise _Invalid(where, f"expected {expected}, got {_show(value)}")
-    return value
-
-
-def _show(value):
-    text = json.dumps(value, ensure_ascii=False) if _jsonable(value) else repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
-def _jsonable(value):
-    try:
-        json.dumps(value)
-    except (TypeError, ValueError):
-        return False
-    return True
+        raise Invalid("", "its JSON is nested too deeply") from None
 
 
 def _check_header(document):
     if not isinstance(document, dict):
-        raise _Invalid(
+        raise Invalid(
             "",
             f"the document is a JSON {type(document).__name__}, not an object; it is not a "
             "treelearn model file",
@@ -500,14 +491,14 @@ def _check_header(document):
         found = (
             "no 'format' field"
             if "format" not in document
-            else (f"format {_show(document['format'])}")
+            else (f"format {show(document['format'])}")
         )
-        raise _Invalid("", f"it has {found}, expected {FORMAT!r}; it is not a treelearn model file")
+        raise Invalid("", f"it has {found}, expected {FORMAT!r}; it is not a treelearn model file")
     version = document.get("format_version")
     if isinstance(version, bool) or not isinstance(version, int) or version < 1:
-        raise _Invalid("format_version", f"expected a positive integer, got {_show(version)}")
+        raise Invalid("format_version", f"expected a positive integer, got {show(version)}")
     if version > FORMAT_VERSION:
-        raise _Invalid(
+        raise Invalid(
             "",
             f"it was written in model format version {version} (by treelearn "
             f"{document.get('treelearn_version', '?')}), newer than this treelearn reads "
@@ -515,16 +506,16 @@ def _check_header(document):
         )
     missing = [key for key in _KEYS if key not in document]
     if missing:
-        raise _Invalid("", f"it lacks the fields {missing}")
-    unknown = sorted(set(document) - set(_KEYS))
+        raise Invalid("", f"it lacks the fields {missing}")
+    unknown = sorted(set(document) - set(_KEYS) - set(_OPTIONAL_KEYS))
     if unknown:
-        raise _Invalid("", f"it has unknown fields {unknown}")
-    _require(document["treelearn_version"], str, "treelearn_version", "a string")
+        raise Invalid("", f"it has unknown fields {unknown}")
+    require(document["treelearn_version"], str, "treelearn_version", "a string")
     name = document["estimator"]
     if not isinstance(name, str) or name not in ESTIMATORS:
-        raise _Invalid(
+        raise Invalid(
             "estimator",
-            f"{_show(name)} is not an estimator a model file may hold "
+            f"{show(name)} is not an estimator a model file may hold "
             f"({', '.join(ESTIMATORS)}); nothing named in a file is imported or run",
         )
 
@@ -535,57 +526,57 @@ def _decode_value(value, type_name, where):
         value = float(value)
     expected = _TYPES[type_name]
     if type(value) is not expected:
-        raise _Invalid(where, f"holds {_show(value)} where its type says {type_name}")
+        raise Invalid(where, f"holds {show(value)} where its type says {type_name}")
     if type_name == "float" and not math.isfinite(value):
-        raise _Invalid(where, f"holds the non-finite number {value}")
+        raise Invalid(where, f"holds the non-finite number {value}")
     return value
 
 
 def _decode_values(spec, where, extra=()):
     """The list a ``{"type", "values"}`` object describes (see :func:`_encode_values`)."""
-    _require(spec, dict, where, 'an object {"type": ..., "values": [...]}')
+    require(spec, dict, where, 'an object {"type": ..., "values": [...]}')
     allowed = {"type", "values", *extra} | ({"types"} if spec.get("type") == "mixed" else set())
     if set(spec) - allowed or not {"type", "values"} <= set(spec):
-        raise _Invalid(where, f"expected the fields {sorted(allowed)}, got {sorted(spec)}")
-    values = _require(spec["values"], list, f"{where}.values", "a list")
+        raise Invalid(where, f"expected the fields {sorted(allowed)}, got {sorted(spec)}")
+    values = require(spec["values"], list, f"{where}.values", "a list")
     type_name = spec["type"]
     if not isinstance(type_name, str):
-        raise _Invalid(f"{where}.type", f"expected a type name, got {_show(type_name)}")
+        raise Invalid(f"{where}.type", f"expected a type name, got {show(type_name)}")
     if type_name == "mixed":
-        types = _require(spec.get("types"), list, f"{where}.types", "a list of type names")
+        types = require(spec.get("types"), list, f"{where}.types", "a list of type names")
         if len(types) != len(values):
-            raise _Invalid(where, f"has {len(values)} values but {len(types)} types")
+            raise Invalid(where, f"has {len(values)} values but {len(types)} types")
     elif type_name in _TYPES:
         types = [type_name] * len(values)
     else:
-        raise _Invalid(f"{where}.type", f"{_show(type_name)} is not one of {[*_TYPES, 'mixed']}")
+        raise Invalid(f"{where}.type", f"{show(type_name)} is not one of {[*_TYPES, 'mixed']}")
     decoded = []
     for i, (value, name) in enumerate(zip(values, types, strict=True)):
         if not isinstance(name, str) or name not in _TYPES:
-            raise _Invalid(f"{where}.types[{i}]", f"{_show(name)} is not one of {list(_TYPES)}")
+            raise Invalid(f"{where}.types[{i}]", f"{show(name)} is not one of {list(_TYPES)}")
         decoded.append(_decode_value(value, name, f"{where}.values[{i}]"))
     keys = [(type(v), v) for v in decoded]
     if len(set(keys)) != len(keys):
-        raise _Invalid(where, "repeats a value")
+        raise Invalid(where, "repeats a value")
     return decoded
 
 
 def _decode_classes(spec):
     values = _decode_values(spec, "classes", extra=("dtype",))
-    dtype_name = _require(spec.get("dtype"), str, "classes.dtype", "a dtype name")
+    dtype_name = require(spec.get("dtype"), str, "classes.dtype", "a dtype name")
     is_unicode = dtype_name.startswith("<U") and dtype_name[2:].isdigit()
     if not (is_unicode or dtype_name in _CLASS_DTYPES):
-        raise _Invalid("classes.dtype", f"{_show(dtype_name)} is not a dtype classes may have")
+        raise Invalid("classes.dtype", f"{show(dtype_name)} is not a dtype classes may have")
     if not values:
-        raise _Invalid("classes", "a classifier needs at least one class")
+        raise Invalid("classes", "a classifier needs at least one class")
     try:
         classes = np.array(values, dtype=np.dtype(dtype_name))
     except (TypeError, ValueError, OverflowError) as exc:
-        raise _Invalid("classes", f"its values do not fit dtype {dtype_name} ({exc})") from None
+        raise Invalid("classes", f"its values do not fit dtype {dtype_name} ({exc})") from None
     if classes.tolist() != values or any(
         type(a) is not type(b) for a, b in zip(classes.tolist(), values, strict=True)
     ):
-        raise _Invalid("classes", f"its values do not fit dtype {dtype_name} exactly")
+        raise Invalid("classes", f"its values do not fit dtype {dtype_name} exactly")
     return classes
 
 
@@ -595,13 +586,13 @@ def _decode_scalar(value, where):
         return value
     if isinstance(value, float):
         if not math.isfinite(value):
-            raise _Invalid(where, f"holds the non-finite number {value}")
+            raise Invalid(where, f"holds the non-finite number {value}")
         return value
     if isinstance(value, dict) and set(value) == {"type", "value"} and value["type"] == "float":
-        if value["value"] not in _NON_FINITE:
-            raise _Invalid(where, f"{_show(value['value'])} is not one of {list(_NON_FINITE)}")
-        return _NON_FINITE[value["value"]]
-    raise _Invalid(where, f"expected a number, string, boolean or null, got {_show(value)}")
+        if value["value"] not in NON_FINITE:
+            raise Invalid(where, f"{show(value['value'])} is not one of {list(NON_FINITE)}")
+        return NON_FINITE[value["value"]]
+    raise Invalid(where, f"expected a number, string, boolean or null, got {show(value)}")
 
 
 def _decode_param(value, where):
@@ -609,11 +600,11 @@ def _decode_param(value, where):
         return [_decode_scalar(v, f"{where}[{i}]") for i, v in enumerate(value)]
     if isinstance(value, dict) and value.get("type") == "dict":
         if set(value) != {"type", "keys", "values"}:
-            raise _Invalid(where, 'expected the fields ["keys", "type", "values"]')
+            raise Invalid(where, 'expected the fields ["keys", "type", "values"]')
         keys = _decode_values(value["keys"], f"{where}.keys")
-        values = _require(value["values"], list, f"{where}.values", "a list")
+        values = require(value["values"], list, f"{where}.values", "a list")
         if len(values) != len(keys):
-            raise _Invalid(where, f"has {len(keys)} keys but {len(values)} values")
+            raise Invalid(where, f"has {len(keys)} keys but {len(values)} values")
         return {
             k: _decode_scalar(v, f"{where}.values[{i}]")
             for i, (k, v) in enumerate(zip(keys, values, strict=True))
@@ -622,143 +613,100 @@ def _decode_param(value, where):
 
 
 def _build_estimator(cls, params):
-    _require(params, dict, "params", "an object of parameters")
+    require(params, dict, "params", "an object of parameters")
     known = cls().get_params(deep=False)
     unknown = sorted(set(params) - set(known))
     if unknown:
-        raise _Invalid("params", f"{cls.__name__} has no parameters {unknown}")
+        raise Invalid("params", f"{cls.__name__} has no parameters {unknown}")
     decoded = {name: _decode_param(value, f"params.{name}") for name, value in params.items()}
     estimator = cls(**{**known, **decoded})
     try:
         estimator._check_params()
     except (TypeError, ValueError) as exc:  # ParameterError is a ValueError
-        raise _Invalid("params", str(exc)) from None
+        raise Invalid("params", str(exc)) from None
     return estimator
 
 
 # -- schema and tree -----------------------------------------------------------------
 def _decode_schema(spec):
-    _require(spec, dict, "schema", "an object")
+    require(spec, dict, "schema", "an object")
     expected = {"names", "kinds", "categories", "from_frame"}
     if set(spec) != expected:
-        raise _Invalid("schema", f"expected the fields {sorted(expected)}, got {sorted(spec)}")
-    names = _require(spec["names"], list, "schema.names", "a list of column names")
+        raise Invalid("schema", f"expected the fields {sorted(expected)}, got {sorted(spec)}")
+    names = require(spec["names"], list, "schema.names", "a list of column names")
     if not names or not all(isinstance(n, str) for n in names):
-        raise _Invalid("schema.names", "expected a non-empty list of strings")
+        raise Invalid("schema.names", "expected a non-empty list of strings")
     if len(set(names)) != len(names):
-        raise _Invalid("schema.names", "repeats a column name")
-    kinds = _require(spec["kinds"], list, "schema.kinds", "a list")
-    categories = _require(spec["categories"], list, "schema.categories", "a list")
+        raise Invalid("schema.names", "repeats a column name")
+    kinds = require(spec["kinds"], list, "schema.kinds", "a list")
+    categories = require(spec["categories"], list, "schema.categories", "a list")
     for field, items in (("kinds", kinds), ("categories", categories)):
         if len(items) != len(names):
-            raise _Invalid(f"schema.{field}", f"has {len(items)} entries for {len(names)} columns")
+            raise Invalid(f"schema.{field}", f"has {len(items)} entries for {len(names)} columns")
     decoded = []
     for j, (name, kind, cats) in enumerate(zip(names, kinds, categories, strict=True)):
         where = f"schema.categories[{j}] (column {name!r})"
         if kind == NUMERIC:
             if cats is not None:
-                raise _Invalid(where, "a numeric column has no categories; expected null")
+                raise Invalid(where, "a numeric column has no categories; expected null")
             decoded.append(None)
         elif kind == NOMINAL:
             decoded.append(tuple(_decode_values(cats, where)))
         else:
-            raise _Invalid(f"schema.kinds[{j}]", f"{_show(kind)} is not 'nominal' or 'numeric'")
-    from_frame = _require(spec["from_frame"], bool, "schema.from_frame", "true or false")
+            raise Invalid(f"schema.kinds[{j}]", f"{show(kind)} is not 'nominal' or 'numeric'")
+    from_frame = require(spec["from_frame"], bool, "schema.from_frame", "true or false")
     return FeatureSchema(tuple(names), tuple(kinds), tuple(decoded), from_frame)
 
 
-def _decode_array(spec, name, dtype):
-    where = f"tree.arrays.{name}"
-    _require(spec, dict, where, 'an object {"dtype", "shape", "data"}')
-    if set(spec) != {"dtype", "shape", "data"}:
-        raise _Invalid(where, f'expected the fields ["data", "dtype", "shape"], got {sorted(spec)}')
-    dtype = np.dtype(dtype)
-    if spec["dtype"] != dtype.name:
-        raise _Invalid(where, f"has dtype {_show(spec['dtype'])}, expected {dtype.name!r}")
-    shape = _require(spec["shape"], list, f"{where}.shape", "a list of sizes")
-    ndim = 2 if name == "value" else 1
-    if len(shape) != ndim or not all(
-        isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in shape
-    ):
-        raise _Invalid(f"{where}.shape", f"expected {ndim} non-negative sizes, got {_show(shape)}")
-    data = _require(spec["data"], list, f"{where}.data", "a list")
-    if len(data) != math.prod(shape):
-        raise _Invalid(
-            where, f"has {len(data)} values but its shape {shape} needs {math.prod(shape)}"
-        )
-    if dtype.kind == "f":
-        values = _float_data(data, where)
-    else:
-        if not all(type(v) is int for v in data):
-            bad = next(v for v in data if type(v) is not int)
-            raise _Invalid(where, f"holds {_show(bad)} in an array of {dtype.name}")
-        info = np.iinfo(dtype)
-        if data and (min(data) < info.min or max(data) > info.max):
-            raise _Invalid(where, f"holds values outside the range of {dtype.name}")
-        values = data
-    return np.array(values, dtype=dtype).reshape(shape)
-
-
-def _float_data(data, where):
-    values = []
-    for v in data:
-        if type(v) is float or (type(v) is int):
-            if not math.isfinite(v):
-                raise _Invalid(where, f"holds the number {v}; non-finite values are strings")
-            values.append(v)
-        elif isinstance(v, str) and v in _NON_FINITE:
-            values.append(_NON_FINITE[v])
-        else:
-            raise _Invalid(where, f"holds {_show(v)} in an array of float64")
-    return values
-
-
 def _decode_tree(spec):
-    _require(spec, dict, "tree", "an object")
+    require(spec, dict, "tree", "an object")
     if set(spec) != {"n_features", "n_classes", "arrays"}:
-        raise _Invalid(
+        raise Invalid(
             "tree", f'expected the fields ["arrays", "n_classes", "n_features"], got {sorted(spec)}'
         )
     for key in ("n_features", "n_classes"):
-        value = _require(spec[key], int, f"tree.{key}", "a non-negative integer")
+        value = require(spec[key], int, f"tree.{key}", "a non-negative integer")
         if value < 0:
-            raise _Invalid(f"tree.{key}", f"expected a non-negative integer, got {value}")
-    arrays = _require(spec["arrays"], dict, "tree.arrays", "an object of arrays")
+            raise Invalid(f"tree.{key}", f"expected a non-negative integer, got {value}")
+    arrays = require(spec["arrays"], dict, "tree.arrays", "an object of arrays")
     missing = [name for name in _TREE_DTYPES if name not in arrays]
     unknown = sorted(set(arrays) - set(_TREE_DTYPES))
     if missing or unknown:
-        raise _Invalid("tree.arrays", f"missing arrays {missing}, unknown arrays {unknown}")
-    decoded = {name: _decode_array(arrays[name], name, dt) for name, dt in _TREE_DTYPES.items()}
+        raise Invalid("tree.arrays", f"missing arrays {missing}, unknown arrays {unknown}")
+    decoded = {
+        name: decode_array(arrays[name], f"tree.arrays.{name}", dt, 2 if name == "value" else 1)
+        for name, dt in _TREE_DTYPES.items()
+    }
     try:
         return Tree(
             **decoded, n_features=spec["n_features"], n_classes=spec["n_classes"]
         ).validate()
     except ModelFormatError as exc:
-        raise _Invalid("tree", str(exc).rstrip(".")) from None
+        raise Invalid("tree", str(exc).rstrip(".")) from None
     except (IndexError, ValueError, TypeError) as exc:  # arrays too inconsistent to check
-        raise _Invalid("tree", f"its arrays are inconsistent ({exc})") from None
+        raise Invalid("tree", f"its arrays are inconsistent ({exc})") from None
 
 
 def _check_agreement(tree, schema, classes):
     """The tree fits the schema (features, categories) and the classes."""
     if tree.n_features != schema.n_features:
-        raise _Invalid(
+        raise Invalid(
             "tree.n_features",
             f"is {tree.n_features} but the schema has {schema.n_features} columns",
         )
     n_outputs = tree.value.shape[1]
     if classes is None:
         if tree.n_classes != 0 or n_outputs != 1:
-            raise _Invalid("tree", "a regression tree needs n_classes 0 and one value per node")
+            raise Invalid("tree", "a regression tree needs n_classes 0 and one value per node")
     elif tree.n_classes != len(classes) or n_outputs != len(classes):
-        raise _Invalid(
+        raise Invalid(
             "tree",
             f"n_classes is {tree.n_classes} and value has {n_outputs} columns, but there are "
             f"{len(classes)} classes",
         )
     for name in ("value", "weight"):
         if not np.isfinite(getattr(tree, name)).all():
-            raise _Invalid(f"tree.arrays.{name}", "holds a non-finite number")
+            raise Invalid(f"tree.arrays.{name}", "holds a non-finite number")
     n_categories = np.array([len(c) if c is not None else 0 for c in schema.categories])
     nominal = schema.is_nominal
     _check_splits(
@@ -777,13 +725,13 @@ def _check_agreement(tree, schema, classes):
 def _check_splits(what, kind, feature, map_length, nominal, n_categories):
     for index in np.flatnonzero(kind == NODE_THRESHOLD):
         if nominal[feature[index]]:
-            raise _Invalid("tree", f"{what} {index} is a threshold split of a nominal column")
+            raise Invalid("tree", f"{what} {index} is a threshold split of a nominal column")
     for index in np.flatnonzero((kind == NODE_MULTIWAY) | (kind == NODE_SUBSET)):
         f = feature[index]
         if not nominal[f]:
-            raise _Invalid("tree", f"{what} {index} is a nominal split of a numeric column")
+            raise Invalid("tree", f"{what} {index} is a nominal split of a numeric column")
         if map_length[index] != n_categories[f]:
-            raise _Invalid(
+            raise Invalid(
                 "tree",
                 f"{what} {index} maps {map_length[index]} categories, but its column has "
                 f"{n_categories[f]}",

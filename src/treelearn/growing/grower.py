@@ -24,18 +24,48 @@ Missing values
     majority direction, which is also the node's ``missing_child``
     (:mod:`treelearn.splitting.surrogate`). Not available for absolute error
     and Huber yet.
+    ``missing="fractional"`` (C4.5, with ``selection="gain_ratio"``): every
+    node holds its own rows and their weights; a row missing the split's
+    feature goes down every branch with a share of its weight
+    (:mod:`treelearn.splitting.fractional`), and the node's ``missing_child``
+    is ``MISSING_BY_WEIGHT``.
+
+Choosing a split
+    ``selection="gain"``: the largest impurity decrease over all features
+    (:func:`treelearn.splitting._kernels.find_best_split`).
+    ``selection="gain_ratio"``: C4.5 evaluates every attribute
+    (:mod:`treelearn.splitting._gain_ratio_kernels`) and takes the largest gain
+    ratio among those of above-average gain (:mod:`treelearn.splitting.gain_ratio`).
+
+Split records
+    With ``selection="gain_ratio"`` or ``spec.record_splits``, every node
+    searched gets a :class:`~treelearn.splitting.gain_ratio.SplitRecord` in
+    ``Grower.split_records`` (node index -> record): every attribute's
+    numbers there, so that the split can be explained as a textbook does.
 """
 
 import numpy as np
 
-from treelearn._dtypes import NO_CHILD, NODE_MULTIWAY, NODE_SUBSET, NODE_THRESHOLD, n_channels
+from treelearn._dtypes import (
+    MISSING_BY_WEIGHT,
+    NO_CHILD,
+    NODE_MULTIWAY,
+    NODE_SUBSET,
+    NODE_THRESHOLD,
+    n_channels,
+)
 from treelearn.criteria import HISTOGRAM_CRITERIA, criterion_id
 from treelearn.criteria._kernels import weighted_impurity
+from treelearn.criteria.measures import entropy
 from treelearn.exceptions import ParameterError
 from treelearn.growing.frontier import BestFirstFrontier, DepthFirstFrontier
+from treelearn.splitting import _gain_ratio_kernels as gain_ratio_kernels
 from treelearn.splitting import _kernels as split_kernels
 from treelearn.splitting import _partition_kernels as partition_kernels
 from treelearn.splitting import _robust_kernels as robust_kernels
+from treelearn.splitting.fractional import class_statistics, split_fractional_rows
+from treelearn.splitting.gain_ratio import SplitRecord, choose_gain_ratio, many_valued
+from treelearn.splitting.subsets import c45_value_groups
 from treelearn.splitting.surrogate import SurrogateSearch
 from treelearn.stats._kernels import build_node_histograms, node_statistics, subtract_histograms
 from treelearn.tree.builder import TreeBuilder
@@ -56,9 +86,19 @@ PARALLEL_MIN_ROWS = 20_000
 EPSILON = np.finfo(np.float64).eps
 
 
+def code_value_arrays(dataset):
+    """The value of every code of every exact numeric feature, flat, and where each
+    feature's values start (bins and nominal features have none)."""
+    values = [v if v is not None else np.empty(0) for v in dataset.numeric_values]
+    ptr = np.concatenate([[0], np.cumsum([v.shape[0] for v in values])]).astype(np.int64)
+    flat = np.concatenate(values).astype(np.float64) if values else np.empty(0)
+    return flat, ptr
+
+
 class _Node:
     __slots__ = (
-        "depth", "end", "gain", "hist", "impurity", "index", "split", "start", "stats", "value",
+        "depth", "end", "gain", "hist", "impurity", "index", "row_weight", "rows", "split",
+        "start", "stats", "used", "value",
     )  # fmt: skip
 
     def __init__(self, index, start, end, depth, stats, impurity, hist, value):
@@ -72,6 +112,11 @@ class _Node:
         self.value = value
         self.split = None
         self.gain = -np.inf
+        # missing="fractional": the node's own rows and weights, and the nominal
+        # features tested above it (C4.5 tests a nominal attribute once per path).
+        self.rows = None
+        self.row_weight = None
+        self.used = None
 
     @property
     def n_rows(self):
@@ -170,6 +215,26 @@ class Grower:
                 self.codes, self.n_codes, dataset.is_nominal, self.weight,
                 spec.max_surrogates, HIST_RATIO,
             )  # fmt: skip
+        self.fractional = spec.missing == "fractional"
+        self.gain_ratio = spec.selection == "gain_ratio"
+        self.split_records = {}
+        self.record_splits = self.gain_ratio or (spec.record_splits and self.is_classification)
+        if self.fractional:
+            # Rows and weights differ per node: no histogram is kept or shared,
+            # no row order is kept sorted, and the weights are a scratch copy.
+            self.weight = self.weight.copy()
+            self.stored_features = self.stored_features[:0]
+            self.sorted_features = self.sorted_features[:0]
+            self.sorted_slot[:] = -1
+        if self.gain_ratio:
+            n_values = np.where(dataset.is_nominal, self.n_codes, 0)
+            self.excluded_from_average = many_valued(n_values, n)
+            if spec.value_groups:
+                # Release 8 leaves no attribute out of the average with -s (MultiVal).
+                self.excluded_from_average[:] = False
+        if self.record_splits:
+            self.candidate_scratch = np.empty((self.n_features, gain_ratio_kernels.N_CAND))
+            self.code_values, self.code_value_ptr = code_value_arrays(dataset)
 
     # -- the loop ----------------------------------------------------------
     def grow(self):
@@ -187,7 +252,13 @@ class Grower:
         self.total_weight = float(self.weight.sum())
         root_stats = self._statistics(0, n)
         root_hist = self._build_hist(0, n) if self._keeps_hist(n) else None
-        root = self._make_node(0, n, 0, root_stats, root_hist)
+        if self.fractional:
+            root = self._make_node(
+                0, n, 0, root_stats, None, rows=self.rows, row_weight=self.weight.copy(),
+                used=np.zeros(self.n_features, dtype=np.bool_),
+            )  # fmt: skip
+        else:
+            root = self._make_node(0, n, 0, root_stats, root_hist)
         spec = self.spec
         frontier = DepthFirstFrontier() if spec.max_leaf_nodes is None else BestFirstFrontier()
         if root.split is not None:
@@ -202,11 +273,15 @@ class Grower:
             frontier.push_children([c for c in children if c.split is not None])
         return self.builder.build()
 
-    def _make_node(self, start, end, depth, stats, hist, parent=None):
+    def _make_node(
+        self, start, end, depth, stats, hist, parent=None, rows=None, row_weight=None, used=None
+    ):
         """Record a node and, if it may split, search its best split.
 
         A node without rows (a multiway branch for a category absent at its
         parent) is a leaf predicting its parent's value (ID3's rule).
+        ``rows``, ``row_weight``, ``used``: the node's own rows, their weights
+        and the nominal features tested above it (``missing="fractional"``).
         """
         weight = self._weight_of(stats)
         if end == start and parent is not None:
@@ -215,6 +290,7 @@ class Grower:
             impurity, value = self._impurity(stats, start, end), self._value(stats, start, end)
         index = self.builder.add_node(value, end - start, weight, impurity)
         node = _Node(index, start, end, depth, stats, impurity, hist, value)
+        node.rows, node.row_weight, node.used = rows, row_weight, used
         if self._may_split(node, weight):
             self._search(node)
         if node.split is None:
@@ -229,11 +305,15 @@ class Grower:
             or n < spec.min_samples_split
             or n < 2 * spec.min_samples_leaf
             or weight < 2 * spec.min_weight_leaf
+            or weight < 2 * spec.min_branch_weight
             or node.impurity <= EPSILON
         )
 
     def _search(self, node):
         spec = self.spec
+        if self.gain_ratio:
+            self._search_gain_ratio(node)
+            return
         if self.max_features < self.n_features:
             order = self.rng.permutation(self.n_features).astype(np.int64)
         else:
@@ -305,21 +385,167 @@ class Grower:
                 self.multiway,
             )
         gain = self.out[split_kernels.OUT_GAIN]
-        if gain == -np.inf:
+        if gain > -np.inf and not (
+            gain / self.total_weight + EPSILON < spec.min_impurity_decrease
+            or (spec.min_gain > 0 and gain / self._weight_of(node.stats) + EPSILON < spec.min_gain)
+        ):
+            node.gain = gain
+            node.split = (
+                self.out.copy(),
+                self.out_mask.copy() if self.out[split_kernels.OUT_IS_SUBSET] else None,
+            )
+        if self.record_splits:
+            feature = int(self.out[split_kernels.OUT_FEATURE]) if node.split is not None else -1
+            table = self.candidate_table(self.rows, node.start, node.end, textbook=True)
+            self.split_records[node.index] = SplitRecord(table, feature, spec.criterion)
+
+    def _search_gain_ratio(self, node):
+        """C4.5's choice at ``node`` (``selection="gain_ratio"``)."""
+        rows = node.rows
+        self.weight[rows] = node.row_weight
+        table = self.candidate_table(rows, 0, rows.shape[0], textbook=False, used=node.used)
+        groups = self._value_groups(node, table) if self.spec.value_groups else {}
+        choice = choose_gain_ratio(table, self.excluded_from_average)
+        self.split_records[node.index] = SplitRecord(
+            table, choice.feature, "gain_ratio", choice.average_gain, choice.in_average,
+            choice.above_average,
+        )  # fmt: skip
+        if choice.feature < 0:
             return
-        if gain / self.total_weight + EPSILON < spec.min_impurity_decrease:
-            return
-        if spec.min_gain > 0 and gain / self._weight_of(node.stats) + EPSILON < spec.min_gain:
-            return
-        node.gain = gain
-        node.split = (
-            self.out.copy(),
-            self.out_mask.copy() if self.out[split_kernels.OUT_IS_SUBSET] else None,
+        f = choice.feature
+        row = table[f]
+        out = np.zeros(split_kernels.N_OUT)
+        node_weight = self._weight_of(node.stats)
+        # The gain kept for importances: the weighted entropy decrease, C4.5's gain x N.
+        out[split_kernels.OUT_GAIN] = row[gain_ratio_kernels.CAND_RAW_GAIN] * node_weight
+        out[split_kernels.OUT_FEATURE] = f
+        out[split_kernels.OUT_LEFT_CODE] = row[gain_ratio_kernels.CAND_LEFT_CODE]
+        out[split_kernels.OUT_RIGHT_CODE] = row[gain_ratio_kernels.CAND_RIGHT_CODE]
+        out[split_kernels.OUT_IS_SUBSET] = 1.0 if self.dataset.is_nominal[f] else 0.0
+        node.gain = out[split_kernels.OUT_GAIN]
+        node.split = (out, groups.get(f))
+
+    def candidate_table(self, rows, start, end, textbook, used=None):
+        """Every feature's row of the candidate table at the node ``rows[start:end]``.
+
+        ``textbook``: information gain, intrinsic value and Gini index after a
+        multiway split of every nominal feature and the best binary cut of
+        every numeric one (the numbers a textbook prints); else C4.5's own
+        (its ``m``, ``MinSplit`` and threshold cost; features in ``used`` skipped).
+        """
+        table = self.candidate_scratch
+        usable = np.ones(self.n_features, dtype=np.uint8) if used is None else ~used
+        spec = self.spec
+        gain_ratio_kernels.evaluate_candidates(
+            self.codes, rows, start, end, self.y_class, self.weight, self.n_classes,
+            self.n_codes, self.dataset.is_nominal, usable.astype(np.uint8), self.code_values,
+            self.code_value_ptr, 0.0 if textbook else float(spec.min_branch_weight), not textbook,
+            False if textbook else spec.threshold_cost, HIST_RATIO, self.scratch_hist,
+            self.scratch_codes, table,
+        )  # fmt: skip
+        # Every numeric feature with a best cut, admissible or not (explain shows them all).
+        scored = ~np.isnan(table[:, gain_ratio_kernels.CAND_LEFT_CODE])
+        for f in np.flatnonzero(scored & ~self.dataset.is_nominal):
+            table[f, gain_ratio_kernels.CAND_THRESHOLD] = self._threshold_between(
+                f,
+                int(table[f, gain_ratio_kernels.CAND_LEFT_CODE]),
+                int(table[f, gain_ratio_kernels.CAND_RIGHT_CODE]),
+            )
+        return table.copy()
+
+    def _value_groups(self, node, table):
+        """C4.5's ``-s``: group the values of every nominal feature with more than two
+        (:mod:`treelearn.splitting.subsets`), rewriting their rows of ``table``.
+        Returns {feature: the group of each value} for the groups that may split."""
+        groups = {}
+        rows, weight = node.rows, node.row_weight
+        y = self.y_class[rows]
+        k = self.n_classes
+        for f in np.flatnonzero(self.dataset.is_nominal & (self.n_codes > 2)):
+            n_values = int(self.n_codes[f])
+            codes_f = self.codes[rows, f].astype(np.int64)
+            freq = np.bincount(codes_f * k + y, weights=weight, minlength=(n_values + 1) * k)
+            freq = freq.reshape(n_values + 1, k)
+            branch, gain, info = c45_value_groups(
+                freq[:n_values], float(freq[n_values].sum()), self.spec.min_branch_weight
+            )
+            row = table[f]
+            row[gain_ratio_kernels.CAND_STATUS] = (
+                gain_ratio_kernels.STATUS_SPLIT if branch is not None
+                else gain_ratio_kernels.STATUS_NO_SPLIT
+            )  # fmt: skip
+            row[gain_ratio_kernels.CAND_GAIN] = row[gain_ratio_kernels.CAND_RAW_GAIN] = gain
+            row[gain_ratio_kernels.CAND_SPLIT_INFO] = info
+            if branch is not None:
+                groups[int(f)] = branch
+                group_freq = np.zeros((int(branch.max()) + 1, k))
+                np.add.at(group_freq, branch, freq[:n_values])
+                known = group_freq.sum()
+                sizes = group_freq.sum(axis=1)
+                filled = sizes > 0
+                squares = (group_freq[filled] ** 2).sum(axis=1) / sizes[filled]
+                row[gain_ratio_kernels.CAND_GINI_AFTER] = (known - squares.sum()) / known
+                row[gain_ratio_kernels.CAND_ENTROPY_AFTER] = (
+                    sum(entropy(counts=g) * g.sum() for g in group_freq[filled]) / known
+                )
+        return groups
+
+    def _split_fractional(self, node):
+        """Send the node's rows to its children, rows missing the feature to all
+        of them with a share of their weight (C4.5), and record the children."""
+        out, groups = node.split
+        feature = int(out[split_kernels.OUT_FEATURE])
+        missing_code = int(self.n_codes[feature])
+        codes_f = self.codes[node.rows, feature].astype(np.int64)
+        missing = codes_f == missing_code
+        nominal = bool(self.dataset.is_nominal[feature])
+        if groups is not None:
+            # Grouped values (C4.5's -s); the feature may be tested again below.
+            category_child = groups
+            branch, n_branches = (
+                groups[np.minimum(codes_f, missing_code - 1)],
+                int(groups.max()) + 1,
+            )
+        elif nominal:
+            category_child = np.arange(missing_code)
+            branch, n_branches = codes_f, missing_code
+        else:
+            branch = (codes_f > int(out[split_kernels.OUT_LEFT_CODE])).astype(np.int64)
+            n_branches = 2
+        parts, _ = split_fractional_rows(
+            node.rows, node.row_weight, np.where(missing, 0, branch), missing, n_branches
         )
+        used = node.used
+        if nominal and groups is None:
+            used = used.copy()
+            used[feature] = True
+        children = []
+        for rows, row_weight in parts:
+            stats = class_statistics(rows, row_weight, self.y_class, self.n_classes)
+            child = self._make_node(
+                0, rows.shape[0], node.depth + 1, stats, None, parent=node, rows=rows,
+                row_weight=row_weight, used=used,
+            )  # fmt: skip
+            children.append(child)
+        node.rows = node.row_weight = None
+        indices = [c.index for c in children]
+        if nominal:
+            self.builder.set_split(
+                node.index, feature, NODE_MULTIWAY, indices, MISSING_BY_WEIGHT,
+                category_child=category_child,
+            )  # fmt: skip
+        else:
+            self.builder.set_split(
+                node.index, feature, NODE_THRESHOLD, indices, MISSING_BY_WEIGHT,
+                threshold=self._threshold(feature, out),
+            )  # fmt: skip
+        return children
 
     # -- splitting a node --------------------------------------------------
     def _split(self, node):
         """Partition a node's rows by its split, summarise and record its children."""
+        if self.fractional:
+            return self._split_fractional(node)
         out, mask = node.split
         feature = int(out[split_kernels.OUT_FEATURE])
         codes_f = self.codes[:, feature]
@@ -410,7 +636,13 @@ class Grower:
         right_code = int(out[split_kernels.OUT_RIGHT_CODE])
         if right_code < 0:
             return np.inf
-        return self.dataset.threshold(feature, int(out[split_kernels.OUT_LEFT_CODE]), right_code)
+        return self._threshold_between(feature, int(out[split_kernels.OUT_LEFT_CODE]), right_code)
+
+    def _threshold_between(self, feature, left_code, right_code):
+        """Threshold between two codes, placed as ``spec.threshold_at`` says."""
+        if self.spec.threshold_at == "data":
+            return self.dataset.data_threshold(feature, left_code, right_code)
+        return self.dataset.threshold(feature, left_code, right_code)
 
     def _surrogate_partition(self, node, feature, out, mask):
         """missing="surrogate": find the node's surrogates, route its rows (primary,

@@ -402,6 +402,80 @@ def compact_histogram(
 
 
 @njit(cache=True)
+def feature_histogram(
+    f,
+    codes,
+    rows,
+    start,
+    end,
+    y_class,
+    y_value,
+    weight,
+    is_classification,
+    n_codes,
+    is_nominal,
+    node_hist,
+    node_hist_offsets,
+    hist_ratio,
+    scratch_hist,
+    scratch_codes,
+    sorted_rows,
+    sorted_slot,
+):
+    """Statistics of feature ``f`` at the node ``rows[start:end]``, by the cheapest path.
+
+    Returns ``(hist, bin_codes, identity, n_known)``: ``hist[:n_known]`` are
+    the known codes in increasing order (code ``i`` when ``identity``, else
+    ``bin_codes[i]``) and ``hist[n_known]`` the missing rows. The paths are
+    described in :func:`find_best_split`; ``scratch_hist`` needs ``n_codes[f]
+    + 1`` rows for the histogram path and ``end - start + 1`` for the compact
+    path, ``scratch_codes`` twice the node's rows plus one.
+    """
+    n_node = end - start
+    n_bins = n_codes[f] + 1
+    codes_f = codes[:, f]
+    bin_codes = scratch_codes[n_node:]
+    if node_hist_offsets[f] >= 0:
+        hist = node_hist[node_hist_offsets[f] : node_hist_offsets[f] + n_bins]
+        return hist, bin_codes, True, n_bins - 1
+    if is_nominal[f] or n_bins <= hist_ratio * n_node:
+        hist = scratch_hist[:n_bins]
+        build_histogram(
+            codes_f, rows, start, end, y_class, y_value, weight, is_classification, hist
+        )
+        return hist, bin_codes, True, n_bins - 1
+    if sorted_slot[f] >= 0:
+        ordered = sorted_rows[sorted_slot[f], start:end]
+        n_known = compact_histogram(
+            codes_f,
+            ordered,
+            n_codes[f],
+            y_class,
+            y_value,
+            weight,
+            is_classification,
+            scratch_hist,
+            bin_codes,
+        )
+    else:
+        node_codes = scratch_codes[:n_node]
+        for i in range(n_node):
+            node_codes[i] = codes_f[rows[start + i]]
+        n_known = compact_histogram(
+            codes_f,
+            rows[start:end][np.argsort(node_codes)],
+            n_codes[f],
+            y_class,
+            y_value,
+            weight,
+            is_classification,
+            scratch_hist,
+            bin_codes,
+        )
+    return scratch_hist[: n_known + 1], bin_codes, False, n_known
+
+
+@njit(cache=True)
 def evaluate_feature(
     f,
     codes,
@@ -435,54 +509,30 @@ def evaluate_feature(
     """Best split of one feature at the node (see :func:`find_best_split` for the
     statistics paths); writes ``best`` and, for a nominal feature, ``scratch_mask``.
 
-    ``scratch_hist`` needs ``n_codes[f] + 1`` rows for the histogram path and
-    ``end - start + 1`` for the compact path; ``scratch_codes`` twice the node's
-    rows plus one. Returns the number of distinct present values.
+    Scratch sizes as in :func:`feature_histogram`. Returns the number of
+    distinct present values.
     """
-    n_node = end - start
     n_bins = n_codes[f] + 1
-    codes_f = codes[:, f]
-    identity = True
-    n_known = n_bins - 1
-    bin_codes = scratch_codes[n_node:]
-    if node_hist_offsets[f] >= 0:
-        hist = node_hist[node_hist_offsets[f] : node_hist_offsets[f] + n_bins]
-    elif is_nominal[f] or n_bins <= hist_ratio * n_node:
-        hist = scratch_hist[:n_bins]
-        build_histogram(
-            codes_f, rows, start, end, y_class, y_value, weight, is_classification, hist
-        )
-    else:
-        identity = False
-        if sorted_slot[f] >= 0:
-            ordered = sorted_rows[sorted_slot[f], start:end]
-            n_known = compact_histogram(
-                codes_f,
-                ordered,
-                n_codes[f],
-                y_class,
-                y_value,
-                weight,
-                is_classification,
-                scratch_hist,
-                bin_codes,
-            )
-        else:
-            node_codes = scratch_codes[:n_node]
-            for i in range(n_node):
-                node_codes[i] = codes_f[rows[start + i]]
-            n_known = compact_histogram(
-                codes_f,
-                rows[start:end][np.argsort(node_codes)],
-                n_codes[f],
-                y_class,
-                y_value,
-                weight,
-                is_classification,
-                scratch_hist,
-                bin_codes,
-            )
-        hist = scratch_hist[: n_known + 1]
+    hist, bin_codes, identity, n_known = feature_histogram(
+        f,
+        codes,
+        rows,
+        start,
+        end,
+        y_class,
+        y_value,
+        weight,
+        is_classification,
+        n_codes,
+        is_nominal,
+        node_hist,
+        node_hist_offsets,
+        hist_ratio,
+        scratch_hist,
+        scratch_codes,
+        sorted_rows,
+        sorted_slot,
+    )
     if is_nominal[f] and multiway:
         return scan_multiway(
             hist, n_bins, node_stats, parent_cost, criterion, min_count, min_weight, best

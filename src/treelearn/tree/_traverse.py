@@ -136,3 +136,52 @@ def path_nodes(X, nodes, surrogates, out_rows, out_nodes):
                 break
             node = _next_node(node, X, i, nodes, surrogates)
     return n
+
+
+@njit(cache=True)
+def weighted_leaf_values(X, rows, nodes, surrogates, leaf_value, out):
+    """C4.5's classification of rows that reach nodes splitting missing values by weight.
+
+    For each ``rows[k]``: ``out[k] = sum over the leaves it reaches of share x
+    leaf_value[leaf]``. A row starts at the root with share 1; at a node whose
+    ``missing_child`` is ``MISSING_BY_WEIGHT`` a row missing the feature goes
+    on down every child, its share multiplied by the child's weight over the
+    children's total (children of weight 0 are passed over); elsewhere it
+    follows its one child (Quinlan 1993, section 3.1).
+    """
+    kind = nodes[1]
+    child_ptr = nodes[3]
+    children = nodes[4]
+    weight = nodes[8]
+    n_nodes = kind.shape[0]
+    stack_node = np.empty(n_nodes, dtype=np.int64)
+    stack_share = np.empty(n_nodes)
+    for k in range(rows.shape[0]):
+        i = rows[k]
+        out[k, :] = 0.0
+        stack_node[0] = 0
+        stack_share[0] = 1.0
+        top = 1
+        while top > 0:
+            top -= 1
+            node = stack_node[top]
+            share = stack_share[top]
+            if kind[node] == NODE_LEAF:
+                for c in range(out.shape[1]):
+                    out[k, c] += share * leaf_value[node, c]
+                continue
+            c = _child(node, X, i, nodes, surrogates)
+            if c != MISSING_BY_WEIGHT:
+                stack_node[top] = children[child_ptr[node] + c]
+                stack_share[top] = share
+                top += 1
+                continue
+            total = 0.0
+            for j in range(child_ptr[node], child_ptr[node + 1]):
+                total += weight[children[j]]
+            for j in range(child_ptr[node], child_ptr[node + 1]):
+                child = children[j]
+                if weight[child] > 0.0:
+                    stack_node[top] = child
+                    stack_share[top] = share * weight[child] / total
+                    top += 1

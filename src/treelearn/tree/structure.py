@@ -22,7 +22,10 @@ Node ``i``:
 ``value[i]``
     weighted class counts (classification) or the fitted value (regression).
 ``n_samples[i]``, ``weight[i]``, ``impurity[i]``
-    rows, their total weight, and the node's impurity.
+    rows, their total weight, and the node's impurity. Below a node that
+    splits missing values by weight, a training row missing its feature is
+    counted in every child (with a share of its weight), so the children's
+    ``n_samples`` may add up to more than the node's; their weights add up to it.
 
 Surrogate splits (``missing="surrogate"``; Breiman et al. 1984, as rpart does)
     Surrogates ``surrogate_ptr[i]:surrogate_ptr[i + 1]`` of node ``i``, best
@@ -62,6 +65,7 @@ from treelearn.tree._traverse import (
     STEP_THRESHOLD,
     apply_rows,
     path_nodes,
+    weighted_leaf_values,
 )
 
 _ARRAY_DTYPES = {
@@ -244,6 +248,35 @@ class Tree:
         apply_rows(_kernel_matrix(X), self._hot_arrays, *self._kernel_args(), out)
         return out
 
+    @cached_property
+    def splits_missing_by_weight(self):
+        """True when some node sends missing values down every branch (C4.5)."""
+        return bool((self.missing_child[~self.is_leaf] == MISSING_BY_WEIGHT).any())
+
+    def class_distribution(self, X):
+        """Class distribution (rows sum to 1) of each row of the prediction matrix ``X``.
+
+        A row's distribution is its leaf's normalised class weights; a row
+        missing a value at a node that splits missing values by weight is
+        sent down every branch and the leaves' distributions are combined by
+        the branches' weights (C4.5). A leaf without weight predicts uniform
+        probabilities.
+        """
+        X = _kernel_matrix(X)
+        totals = self.value.sum(axis=1, keepdims=True)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            normalised = np.where(
+                totals > 0, self.value / np.where(totals > 0, totals, 1), 1.0 / self.value.shape[1]
+            )
+        proba = normalised[self.apply(X)]
+        if self.splits_missing_by_weight:
+            rows = np.flatnonzero(np.isnan(X).any(axis=1))
+            if rows.size:
+                combined = np.empty((rows.size, self.value.shape[1]))
+                weighted_leaf_values(X, rows, *self._kernel_args(), normalised, combined)
+                proba[rows] = combined
+        return proba
+
     def decision_path(self, X):
         """(row indices, node indices) of every node on each row's path, row-major."""
         X = _kernel_matrix(X)
@@ -339,8 +372,17 @@ class Tree:
             fail("negative n_samples or weight")
         child_total = np.zeros(n, dtype=np.int64)
         np.add.at(child_total, parents, self.n_samples[self.children])
-        if np.any(child_total[~leaf] != self.n_samples[~leaf]):
+        # A node that splits missing values by weight sends those rows to every child.
+        by_weight = ~leaf & (self.missing_child == MISSING_BY_WEIGHT)
+        exact = ~leaf & ~by_weight
+        if np.any(child_total[exact] != self.n_samples[exact]):
             fail("an internal node's n_samples is not the sum of its children's")
+        if np.any(child_total[by_weight] < self.n_samples[by_weight]):
+            fail("a node splitting missing values by weight has more rows than its children")
+        child_weight = np.zeros(n)
+        np.add.at(child_weight, parents, self.weight[self.children])
+        if not np.allclose(child_weight[by_weight], self.weight[by_weight], rtol=1e-9, atol=0):
+            fail("a node splitting missing values by weight is not as heavy as its children")
         self._validate_surrogates(fail, binary)
         return self
 
