@@ -4,6 +4,14 @@ import importlib.metadata as _metadata
 
 from treelearn.estimators import C45Classifier, CARTClassifier, CARTRegressor, ID3Classifier
 from treelearn.explain import explain, explain_prediction
+from treelearn.export import (
+    export_dot,
+    export_html,
+    export_rules,
+    export_text,
+    plot_tree,
+    save_image,
+)
 from treelearn.export.model_file import load_model as load
 from treelearn.tree import Tree
 
@@ -21,5 +29,11 @@ __all__ = [
     "__version__",
     "explain",
     "explain_prediction",
+    "export_dot",
+    "export_html",
+    "export_rules",
+    "export_text",
     "load",
+    "plot_tree",
+    "save_image",
 ]

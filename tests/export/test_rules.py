@@ -286,3 +286,40 @@ def test_rules_are_exclusive_exhaustive_and_agree_with_predict(
         matched = covers.argmax(axis=0)
         assert [rules[k].leaf for k in matched] == model.apply(data).tolist()
         assert [rules[k].prediction for k in matched] == model.predict(data).tolist()
+
+
+def test_the_merges_named_in_the_issue():
+    """x > 2 and x > 5 gives x > 5; x <= 7 and x > 2 gives 2 < x <= 7; rules sort by support."""
+    b = TreeBuilder(n_features=1, n_classes=2)
+    root = b.add_node([5, 5], 10, 10.0, 0.5)
+    low, mid = _leaf(b, [3, 0], 3), b.add_node([2, 5], 7, 7.0, 0.41)
+    b.set_split(root, 0, NODE_THRESHOLD, [low, mid], 0, threshold=2.0)
+    middle, high = _leaf(b, [2, 1], 3), _leaf(b, [0, 4], 4)
+    b.set_split(mid, 0, NODE_THRESHOLD, [middle, high], 0, threshold=5.0)
+    rules = export_rules(b.build(), sort_by=None)
+    assert [r.conditions_text() for r in rules] == [
+        "x0 <= 2 or x0 is missing",
+        "2 < x0 <= 5",
+        "x0 > 5",
+    ]
+
+    b = TreeBuilder(n_features=1, n_classes=2)
+    root = b.add_node([5, 5], 10, 10.0, 0.5)
+    inner, top = b.add_node([4, 2], 6, 6.0, 0.44), _leaf(b, [1, 3], 4)
+    b.set_split(root, 0, NODE_THRESHOLD, [inner, top], 1, threshold=7.0)
+    bottom, between = _leaf(b, [4, 0], 4), _leaf(b, [0, 2], 2)
+    b.set_split(inner, 0, NODE_THRESHOLD, [bottom, between], 1, threshold=2.0)
+    rules = export_rules(b.build())
+    assert [(r.conditions_text(), r.support, r.confidence) for r in rules] == [
+        ("x0 <= 2", 4, 1.0),
+        ("x0 > 7 or x0 is missing", 4, 0.75),
+        ("2 < x0 <= 7", 2, 1.0),
+    ]
+    assert rules[2].terms == (Term(feature=0, feature_name="x0", nominal=False, low=2.0, high=7.0),)
+    by_confidence = export_rules(b.build(), sort_by="confidence", as_frame=True)
+    assert by_confidence["conditions"].tolist() == [
+        "x0 <= 2",
+        "2 < x0 <= 7",
+        "x0 > 7 or x0 is missing",
+    ]
+    assert by_confidence["confidence"].tolist() == [1.0, 1.0, 0.75]

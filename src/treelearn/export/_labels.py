@@ -13,6 +13,10 @@ Category sets
 Conditions
     :func:`condition_text` renders a :class:`~treelearn.tree.view.Condition`:
     ``x <= 2.5``, ``x > 2.5``, ``x in {a, b}``, ``x = a`` (``"=="``).
+    :func:`branch_lines` gives an edge's label in pictures: the condition
+    without the feature name, then how missing values take the branch (``+
+    missing``, with the unseen categories routed as missing; ``+ missing (by
+    weight: 0.4)`` at a C4.5 node).
 Escaping
     :func:`escape_html` makes any text safe inside HTML, XML/SVG and Graphviz
     HTML-like labels: ``& < > " '`` become entities, and so do the characters
@@ -25,8 +29,10 @@ Escaping
 import numbers
 
 from treelearn.exceptions import ParameterError
+from treelearn.tree.view import MISSING_WEIGHTED
 
 __all__ = [
+    "branch_lines",
     "category_set_text",
     "check_decimals",
     "condition_text",
@@ -100,6 +106,19 @@ def condition_text(condition, decimals, with_name=True):
         operand = category_set_text(condition.categories)
     text = f"{operator} {operand}"
     return f"{label_text(condition.feature_name)} {text}" if with_name else text
+
+
+def branch_lines(branch, decimals):
+    """An edge's label as lines of plain text: the condition, then the missing-value route."""
+    lines = [condition_text(branch.condition, decimals, with_name=False)]
+    if branch.missing == MISSING_WEIGHTED:
+        lines.append(f"+ missing (by weight: {format_number(branch.fraction, decimals)})")
+    elif branch.takes_missing:
+        marker = "+ missing"
+        if branch.unseen:
+            marker += ", " + category_set_text(branch.unseen)
+        lines.append(marker)
+    return lines
 
 
 def _is_control(ch):

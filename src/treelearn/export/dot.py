@@ -35,14 +35,13 @@ from collections.abc import Mapping, Sequence
 
 from treelearn.exceptions import ParameterError
 from treelearn.export._labels import (
-    category_set_text,
+    branch_lines,
     check_decimals,
-    condition_text,
     escape_html,
     format_number,
     label_text,
 )
-from treelearn.tree.view import MISSING_WEIGHTED, TreeView
+from treelearn.tree.view import TreeView
 
 __all__ = ["PALETTE", "export_dot"]
 
@@ -146,15 +145,7 @@ def _node_label(view, node, decimals):
 
 
 def _edge_label(branch, decimals):
-    lines = [condition_text(branch.condition, decimals, with_name=False)]
-    if branch.missing == MISSING_WEIGHTED:
-        lines.append(f"+ missing (by weight: {format_number(branch.fraction, decimals)})")
-    elif branch.takes_missing:
-        marker = "+ missing"
-        if branch.unseen:
-            marker += ", " + category_set_text(branch.unseen)
-        lines.append(marker)
-    return "<BR/>".join(escape_html(line) for line in lines)
+    return "<BR/>".join(escape_html(line) for line in branch_lines(branch, decimals))
 
 
 # -- colours ---------------------------------------------------------------------------
