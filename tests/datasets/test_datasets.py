@@ -14,7 +14,13 @@ WATERMELON_NOMINAL = ["色泽", "根蒂", "敲声", "纹理", "脐部", "触感"
 
 
 def test_list_datasets():
-    assert list_datasets() == ["iris", "play_tennis", "watermelon2", "watermelon3"]
+    assert list_datasets() == [
+        "iris",
+        "play_tennis",
+        "play_tennis_numeric",
+        "watermelon2",
+        "watermelon3",
+    ]
 
 
 @pytest.mark.parametrize(
@@ -23,6 +29,7 @@ def test_list_datasets():
         ("watermelon2", (17, 6), {"是": 8, "否": 9}),
         ("watermelon3", (17, 8), {"是": 8, "否": 9}),
         ("play_tennis", (14, 4), {"yes": 9, "no": 5}),
+        ("play_tennis_numeric", (14, 4), {"yes": 9, "no": 5}),
         ("iris", (150, 4), {"setosa": 50, "versicolor": 50, "virginica": 50}),
     ],
 )
@@ -86,14 +93,14 @@ def test_bundled_files_equal_the_reference_copies(name, data_dir):
 
 
 def test_target_is_the_last_column_of_the_file():
-    for name in ("watermelon2", "watermelon3", "play_tennis"):
+    for name in ("watermelon2", "watermelon3", "play_tennis", "play_tennis_numeric"):
         bundled = resources.files("treelearn.datasets").joinpath("data", f"{name}.csv")
         header = bundled.read_text(encoding="utf-8").splitlines()[0].split(",")
         assert header[-1] == dataset_info(name).target
 
 
 def test_unknown_dataset_lists_the_names():
-    with pytest.raises(ParameterError, match="iris, play_tennis, watermelon2, watermelon3"):
+    with pytest.raises(ParameterError, match="iris, play_tennis, play_tennis_numeric, watermelon2"):
         load_dataset("watermelon4")
 
 
@@ -105,3 +112,19 @@ def test_estimators_take_the_string_columns_as_nominal():
     X3, y3 = load_dataset("watermelon3")
     model = CARTClassifier().fit(X3, y3)
     assert model.feature_schema_.kinds == ("nominal",) * 6 + ("numeric",) * 2
+
+
+def test_play_tennis_numeric_is_the_nominal_table_with_numbers():
+    """Row for row the same days: same outlook, windy and play; hot days are the warmest."""
+    X, y = load_dataset("play_tennis")
+    Xn, yn = load_dataset("play_tennis_numeric")
+    assert Xn.dtypes["temperature"].kind == "i"
+    assert Xn.dtypes["humidity"].kind == "i"
+    for column in ("outlook", "windy"):
+        assert X[column].tolist() == Xn[column].tolist()
+    assert y.tolist() == yn.tolist()
+    temperature = Xn["temperature"].groupby(X["temperature"]).agg(["min", "max"])
+    assert temperature.loc["cool", "max"] < temperature.loc["mild", "min"]
+    assert temperature.loc["mild", "max"] < temperature.loc["hot", "min"]
+    humidity = Xn["humidity"].groupby(X["humidity"]).agg(["min", "max"])
+    assert humidity.loc["normal", "max"] < humidity.loc["high", "min"]

@@ -1,9 +1,11 @@
-"""Reading the command line's data: a CSV/TSV file or a bundled dataset, and its target.
+"""The command line's data: a data file or a bundled dataset, and its target.
 
-Files are UTF-8 (a byte-order mark is allowed) with a header row. The
-delimiter is the one of ``,``, ``;`` and tab that occurs most in the header
-line. ``?`` and empty fields are missing values (as are pandas' usual
-``NA``/``NaN``/``null`` spellings).
+``DATA`` is a file, read by :func:`treelearn.data.readers.read_file` (CSV/TSV,
+Parquet or ARFF, by extension), or ``builtin:NAME`` for a bundled dataset
+(the same as ``--dataset NAME``). ``--nominal COLS`` / ``--numeric COLS``
+override the detected kinds and ``--drop COLS`` leaves columns out (comma-
+separated names). Every problem becomes a :class:`CliError`, printed as one
+line.
 """
 
 from dataclasses import dataclass
@@ -11,15 +13,22 @@ from pathlib import Path
 
 import pandas as pd
 
+from treelearn.data.readers import read_file, set_kinds
 from treelearn.datasets import dataset_info, list_datasets, load_dataset
-from treelearn.exceptions import ParameterError
+from treelearn.exceptions import DataError, ParameterError
 
-__all__ = ["CliError", "Table", "load_table", "split_target"]
+__all__ = [
+    "BUILTIN_PREFIX",
+    "CliError",
+    "Table",
+    "column_list",
+    "describe_columns",
+    "feature_kinds",
+    "load_table",
+    "split_target",
+]
 
 BUILTIN_PREFIX = "builtin:"
-MISSING_MARKERS = ["?"]
-_DELIMITERS = (",", ";", "\t")
-_TEXT_SUFFIXES = {".csv", ".tsv", ".tab", ".txt", ".data"}
 _MAX_LISTED = 20
 
 
@@ -39,29 +48,98 @@ class Table:
         What to call the data in messages: the file path or the dataset name.
     default_target : str
         The target used when ``--target`` is not given.
+    path : Path or None
+        The file read, None for a bundled dataset.
     """
 
     frame: pd.DataFrame
     source: str
     default_target: str
+    path: Path | None = None
 
 
-def load_table(data, dataset):
-    """The :class:`Table` named by the ``DATA`` argument or ``--dataset``."""
+def column_list(text):
+    """``"a, b,c"`` -> ``["a", "b", "c"]`` (None or empty -> ``[]``)."""
+    if not text:
+        return []
+    return [name.strip() for name in text.split(",") if name.strip()]
+
+
+def describe_columns(columns):
+    """The column names for a message, at most 20 of them."""
+    names = [str(c) for c in columns]
+    shown = ", ".join(names[:_MAX_LISTED])
+    return shown + (f", ... ({len(names)} columns)" if len(names) > _MAX_LISTED else "")
+
+
+def dataset_name(data, dataset):
+    """The bundled dataset DATA/--dataset names, or None for a file."""
+    if dataset is not None:
+        return dataset
+    if data is not None and data.startswith(BUILTIN_PREFIX):
+        return data[len(BUILTIN_PREFIX) :]
+    return None
+
+
+def load_table(data, dataset, nominal=None, numeric=None, example="data.csv --target COL"):
+    """The :class:`Table` named by the ``DATA`` argument or ``--dataset``.
+
+    Parameters
+    ----------
+    data : str or None
+        A file path or ``builtin:NAME``.
+    dataset : str or None
+        ``--dataset NAME``.
+    nominal, numeric : str or None
+        ``--nominal`` / ``--numeric``: comma-separated column names.
+    example : str
+        How DATA is passed, for the message when there is none.
+    """
     if data is not None and dataset is not None:
         raise CliError(
             f"both a data file ({data}) and --dataset {dataset} were given; pass only one."
         )
     if data is None and dataset is None:
         raise CliError(
-            "no data given; pass a CSV file (treelearn fit data.csv --target COL) or a "
-            f"bundled dataset (--dataset NAME; one of {', '.join(list_datasets())})."
+            f"no data given; pass a data file ({example}) or a bundled dataset "
+            f"(--dataset NAME; one of {', '.join(list_datasets())})."
         )
-    if dataset is None and data.startswith(BUILTIN_PREFIX):
-        dataset = data[len(BUILTIN_PREFIX) :]
-    if dataset is not None:
-        return _bundled(dataset)
-    return _read_file(Path(data))
+    name = dataset_name(data, dataset)
+    if name is not None:
+        table = _bundled(name)
+        try:
+            frame = set_kinds(table.frame, column_list(nominal), column_list(numeric), name)
+        except DataError as error:
+            raise CliError(_option_names(str(error))) from None
+        return Table(frame, table.source, table.default_target)
+    return read_data_file(data, nominal=column_list(nominal), numeric=column_list(numeric))
+
+
+def _option_names(message):
+    """A reader's message in the command's words (``nominal columns`` -> ``--nominal columns``)."""
+    for kind in ("nominal", "numeric"):
+        for noun in ("column ", "columns "):
+            if message.startswith(f"{kind} {noun}"):
+                message = "--" + message
+    return message
+
+
+def read_data_file(data, nominal=(), numeric=(), as_text=False):
+    """Read ``data`` (a file path) as a :class:`Table`; every problem is a :class:`CliError`."""
+    path = Path(data)
+    if not path.exists():
+        raise CliError(f"no such file: {path}; check the path (or use --dataset NAME).")
+    if path.is_dir():
+        raise CliError(f"{path} is a folder, not a data file; pass a CSV, Parquet or ARFF file.")
+    try:
+        frame = read_file(path, nominal=nominal, numeric=numeric, as_text=as_text)
+    except DataError as error:
+        raise CliError(_option_names(str(error))) from None
+    except ImportError as error:
+        raise CliError(f"cannot read {path}: {error}.") from None
+    except OSError as error:
+        raise CliError(f"cannot read {path}: {error.strerror or error}.") from None
+    return Table(frame, str(path), str(frame.columns[-1]), path)
 
 
 def _bundled(name):
@@ -76,56 +154,14 @@ def _bundled(name):
     return Table(pd.concat([X, y], axis=1), name, info.target)
 
 
-def detect_delimiter(header_line):
-    """The delimiter among ``,``, ``;`` and tab that occurs most in the header line."""
-    counts = [header_line.count(d) for d in _DELIMITERS]
-    best = max(range(len(_DELIMITERS)), key=lambda i: (counts[i], -i))
-    return _DELIMITERS[best] if counts[best] > 0 else ","
-
-
-def _read_file(path):
-    if not path.exists():
-        raise CliError(f"no such file: {path}; check the path (or use --dataset NAME).")
-    if path.is_dir():
-        raise CliError(f"{path} is a folder, not a data file; pass a CSV file.")
-    suffix = path.suffix.lower()
-    if suffix not in _TEXT_SUFFIXES:
-        raise CliError(
-            f"cannot read {path}: '{suffix or 'no extension'}' files are not supported yet; "
-            "export the table as a UTF-8 CSV file (.csv or .tsv)."
-        )
-    try:
-        with path.open("r", encoding="utf-8-sig") as handle:
-            header = handle.readline()
-            handle.seek(0)
-            frame = pd.read_csv(
-                handle,
-                sep=detect_delimiter(header),
-                na_values=MISSING_MARKERS,
-                skipinitialspace=True,
-            )
-    except UnicodeDecodeError as error:
-        raise CliError(
-            f"{path} is not UTF-8 text (byte 0x{error.object[error.start]:02x} at position "
-            f"{error.start}); save it as a UTF-8 CSV file."
-        ) from None
-    except pd.errors.EmptyDataError:
-        raise CliError(f"{path} is empty; it needs a header row and data rows.") from None
-    except pd.errors.ParserError as error:
-        first = str(error).strip().splitlines()[0] if str(error).strip() else "parse error"
-        raise CliError(f"{path} is not a well-formed CSV file ({first}).") from None
-    except OSError as error:
-        raise CliError(f"cannot read {path}: {error.strerror or error}.") from None
-    if frame.shape[0] == 0:
-        raise CliError(f"{path} has a header but no data rows.")
-    frame.columns = [str(c).strip() for c in frame.columns]
-    return Table(frame, str(path), frame.columns[-1])
-
-
-def _describe_columns(columns):
-    names = [str(c) for c in columns]
-    shown = ", ".join(names[:_MAX_LISTED])
-    return shown + (f", ... ({len(names)} columns)" if len(names) > _MAX_LISTED else "")
+def feature_kinds(X):
+    """Column names by kind, with the rule the estimators use for DataFrames."""
+    kinds = {"nominal": [], "numeric": []}
+    for name in X.columns:
+        dtype = X[name].dtype
+        numeric = pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype)
+        kinds["numeric" if numeric else "nominal"].append(str(name))
+    return kinds
 
 
 def split_target(table, target, drop):
@@ -134,19 +170,19 @@ def split_target(table, target, drop):
     Rows without a target value are left out (and a note says which).
     """
     frame = table.frame
-    columns = list(frame.columns)
-    dropped = [name.strip() for name in drop.split(",") if name.strip()] if drop else []
+    columns = [str(c) for c in frame.columns]
+    dropped = column_list(drop)
     unknown = [name for name in dropped if name not in columns]
     if unknown:
         raise CliError(
             f"--drop names {', '.join(repr(u) for u in unknown)}, not a column of "
-            f"{table.source}; the columns are {_describe_columns(columns)}."
+            f"{table.source}; the columns are {describe_columns(columns)}."
         )
     target = table.default_target if target is None else target
     if target not in columns:
         raise CliError(
             f"no column {target!r} in {table.source}; the columns are "
-            f"{_describe_columns(columns)}. Pass one of them with --target."
+            f"{describe_columns(columns)}. Pass one of them with --target."
         )
     if target in dropped:
         raise CliError(f"--drop includes the target {target!r}; the target cannot be dropped.")
@@ -162,11 +198,13 @@ def split_target(table, target, drop):
     if missing.all():
         raise CliError(f"column {target!r} of {table.source} has no values; pick another --target.")
     if missing.any():
+        count = int(missing.sum())
         rows = [str(i + 1) for i in missing.nonzero()[0][:10]]
-        more = ", ..." if missing.sum() > 10 else ""
+        more = ", ..." if count > 10 else ""
         notes.append(
-            f"{int(missing.sum())} rows without a value for {target!r} were left out "
-            f"(data rows {', '.join(rows)}{more})."
+            f"{count} {'row' if count == 1 else 'rows'} without a value for {target!r} "
+            f"{'was' if count == 1 else 'were'} left out (data {'row' if count == 1 else 'rows'} "
+            f"{', '.join(rows)}{more})."
         )
         frame = frame.loc[~missing]
         y = frame[target]

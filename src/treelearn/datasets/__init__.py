@@ -6,6 +6,9 @@
   ``含糖率`` sugar content); same book, table 4.3.
 - ``play_tennis``: 14 days, 4 nominal weather attributes, target ``play``
   (9 yes, 5 no). Quinlan (1986), "Induction of Decision Trees", table 1.
+- ``play_tennis_numeric``: the same 14 days with ``temperature`` (°F) and
+  ``humidity`` (%) as numbers, row for row. Quinlan (1993), *C4.5: Programs
+  for Machine Learning*, table 1-1 (Weka's ``weather.numeric.arff``).
 - ``iris``: 150 flowers, 4 numeric measurements, target ``species`` (50 of
   each of 3). Fisher (1936), from scikit-learn's bundled copy.
 
@@ -71,6 +74,12 @@ _DATASETS = {
             "play",
         ),
         DatasetInfo(
+            "play_tennis_numeric",
+            "Play tennis: the same 14 days, temperature and humidity as numbers",
+            "Quinlan (1993), C4.5: Programs for Machine Learning, table 1-1",
+            "play",
+        ),
+        DatasetInfo(
             "watermelon2",
             "Watermelon 2.0: 17 melons, 6 nominal attributes (Chinese labels)",
             "Zhou Zhihua, Machine Learning (2016), table 4.1",
@@ -121,7 +130,7 @@ def load_dataset(name, as_frame=True):
     ----------
     name : str
         One of :func:`list_datasets`: ``"iris"``, ``"play_tennis"``,
-        ``"watermelon2"``, ``"watermelon3"``.
+        ``"play_tennis_numeric"``, ``"watermelon2"``, ``"watermelon3"``.
     as_frame : bool, default=True
         Return a DataFrame and a Series (column names, nominal columns as
         strings). With False, numpy arrays: ``X.to_numpy()`` (``object``
