@@ -97,19 +97,25 @@ def all_threads():
 
 
 def warm_up(n_features):
-    """Compile (or load from numba's cache) every kernel the timed runs use; seconds taken."""
-    X, y = make_classification(2000, n_features, random_state=1)
-    Xr, yr = make_regression(2000, n_features, random_state=1)
-    X, Xr = X.astype(np.float32), Xr.astype(np.float32)
+    """Compile (or load from numba's cache) every kernel the timed runs use; seconds taken.
+
+    Kernels are compiled per code dtype: 2,000 rows give two-byte codes, 70,000 rows
+    (more than 65,535 distinct values per column) the four-byte codes of the timed data.
+    """
     started = time.perf_counter()
-    for single in (True, False):
-        limits = single_thread() if single else None
-        CARTClassifier().fit(X, y).predict(X)
-        CARTClassifier(max_depth=3).fit(X, y).predict(X)
-        CARTRegressor().fit(Xr, yr).predict(Xr)
-        if limits is not None:
-            limits.restore_original_limits()
-        all_threads()
+    for n in (2000, 70_000):
+        X, y = make_classification(n, n_features, random_state=1)
+        Xr, yr = make_regression(n, n_features, random_state=1)
+        X, Xr = X.astype(np.float32), Xr.astype(np.float32)
+        for single in (True, False):
+            limits = single_thread() if single else None
+            jobs = 1 if single else None
+            CARTClassifier(n_jobs=jobs).fit(X, y).predict(X)
+            CARTClassifier(max_depth=3, n_jobs=jobs).fit(X, y).predict(X)
+            CARTRegressor(max_depth=3 if n > 2000 else None, n_jobs=jobs).fit(Xr, yr).predict(Xr)
+            if limits is not None:
+                limits.restore_original_limits()
+            all_threads()
     return time.perf_counter() - started
 
 

@@ -50,6 +50,11 @@ def test_threads_do_not_change_the_tree(make, monkeypatch):
     if isinstance(make(), CARTRegressor):
         y = make_regression(len(X), 6, random_state=0)[1]
     one = make().set_params(n_jobs=1).fit(X, y)
+    # The numba loop grows with two threads too (the same tree, checked below).
+    fast = make().set_params(n_jobs=2).fit(X, y)
+    _same_tree(one, fast)
+    # The Python loop's calls to the parallel search are counted here.
+    monkeypatch.setattr(grower, "FAST_LOOP", False)
     calls = []
     parallel = split_kernels.find_best_split_parallel
 

@@ -3,7 +3,10 @@
 The loop: take a node from the frontier, partition its rows by its best split,
 summarise each child (statistics, histograms by subtraction), search each
 child's best split, and push the children that may split. Search and
-partition are numba kernels; this module only orchestrates them.
+partition are numba kernels; this module only orchestrates them. In the
+common configuration (:meth:`Grower._fast_loop_applies`) the whole depth-first
+loop runs in numba (:mod:`treelearn.growing._loop_kernels`) and grows the same
+tree bit for bit; the Python loop here is its reference and does the rest.
 
 Tie rule
     Among splits of equal gain the grower keeps the one on the lower feature
@@ -58,6 +61,7 @@ from treelearn.criteria import HISTOGRAM_CRITERIA, criterion_id
 from treelearn.criteria._kernels import weighted_impurity
 from treelearn.criteria.measures import entropy
 from treelearn.exceptions import ParameterError
+from treelearn.growing import _loop_kernels as loop_kernels
 from treelearn.growing.frontier import BestFirstFrontier, DepthFirstFrontier
 from treelearn.splitting import _gain_ratio_kernels as gain_ratio_kernels
 from treelearn.splitting import _kernels as split_kernels
@@ -69,6 +73,7 @@ from treelearn.splitting.subsets import c45_value_groups
 from treelearn.splitting.surrogate import SurrogateSearch
 from treelearn.stats._kernels import build_node_histograms, node_statistics, subtract_histograms
 from treelearn.tree.builder import TreeBuilder
+from treelearn.tree.structure import Tree
 
 #: Features with at most this many codes keep a histogram per node, so that a
 #: child's histogram is its parent's minus its siblings'.
@@ -84,6 +89,9 @@ HIST_RATIO = 2.0
 PARALLEL_MIN_ROWS = 20_000
 #: A node whose impurity is at most this is pure (scikit-learn's EPSILON).
 EPSILON = np.finfo(np.float64).eps
+#: Grow with the numba loop where it applies (:meth:`Grower._fast_loop_applies`);
+#: tests set it to False to grow the reference tree with the Python loop.
+FAST_LOOP = True
 
 
 def code_value_arrays(dataset):
@@ -248,8 +256,10 @@ class Grower:
             partition_kernels.counting_sort_rows(
                 self.codes[:, f], int(self.n_codes[f]) + 1, self.sorted_rows[slot]
             )
-        self.builder = TreeBuilder(self.n_features, self.n_classes)
         self.total_weight = float(self.weight.sum())
+        if self._fast_loop_applies():
+            return self._grow_fast()
+        self.builder = TreeBuilder(self.n_features, self.n_classes)
         root_stats = self._statistics(0, n)
         root_hist = self._build_hist(0, n) if self._keeps_hist(n) else None
         if self.fractional:
@@ -272,6 +282,91 @@ class Grower:
             n_leaves += len(children) - 1
             frontier.push_children([c for c in children if c.split is not None])
         return self.builder.build()
+
+    def _fast_loop_applies(self):
+        """Whether :meth:`grow` runs the numba loop (:mod:`treelearn.growing._loop_kernels`),
+        which grows the same tree: a histogram criterion, ``missing="learn"``,
+        ``selection="gain"``, depth-first, no split records, features drawn (if any)
+        from a numpy Generator, float64 values and bin edges. With several threads it
+        searches large nodes in parallel, as :meth:`_search` does."""
+        spec = self.spec
+        drawn = self.max_features < self.n_features
+        return bool(
+            FAST_LOOP
+            and not self.robust
+            and spec.missing == "learn"
+            and spec.selection == "gain"
+            and spec.max_leaf_nodes is None
+            and not self.record_splits
+            and (not drawn or isinstance(self.rng, np.random.Generator))
+            and all(
+                v is None or v.dtype == np.float64
+                for v in (*self.dataset.numeric_values, *self.dataset.bin_edges)
+            )
+        )
+
+    def _grow_fast(self):
+        """:meth:`grow` by :func:`~treelearn.growing._loop_kernels.grow_depth_first`."""
+        spec = self.spec
+        # (One Generator type for every call: numba compiles the loop once.)
+        rng = self.rng if isinstance(self.rng, np.random.Generator) else np.random.default_rng()
+        data = (
+            self.codes, self.rows, self.y_class, self.y_value, self.weight,
+            self.is_classification, self.criterion, self.n_classes,
+        )  # fmt: skip
+        search = (
+            self.n_codes, self.dataset.is_nominal, self.all_features, self.max_features,
+            spec.min_samples_leaf, spec.min_weight_leaf, HIST_RATIO, self.scratch_hist,
+            self.scratch_codes, self.scratch_mask, self.sorted_rows, self.sorted_slot,
+            self.surrogate_mode, self.multiway,
+        )  # fmt: skip
+        kept = (self.stored_features, self.stored_rows, self.stored_offsets, int(STORE_MIN_ROWS))
+        limits = np.array(
+            [
+                -1 if spec.max_depth is None else spec.max_depth, spec.min_samples_split,
+                spec.min_samples_leaf, spec.min_weight_leaf, spec.min_branch_weight,
+                spec.min_impurity_decrease, spec.min_gain, self.total_weight, EPSILON,
+                PARALLEL_MIN_ROWS if self.n_threads > 1 else np.inf,
+            ],
+            dtype=np.float64,
+        )  # fmt: skip
+        thresholds = self._threshold_tables()
+        buffers = (self.child_of_row, self.sorted_buffer, self.partition_buffer)
+        arrays = loop_kernels.grow_depth_first(
+            data, search, rng, kept, limits, thresholds, buffers, max(self.n_classes, 1)
+        )
+        names = (
+            "feature", "kind", "threshold", "child_ptr", "children", "category_ptr",
+            "category_child", "missing_child", "value", "n_samples", "weight", "impurity",
+        )  # fmt: skip
+        left_code, right_code = arrays[-2:]
+        arrays = dict(zip(names, arrays[:-2], strict=True))
+        if spec.threshold_at != "midpoint":
+            # The kernel puts thresholds at midpoints (Dataset.threshold); others go here.
+            for i in np.flatnonzero(right_code >= 0):
+                arrays["threshold"][i] = self._threshold_between(
+                    int(arrays["feature"][i]), int(left_code[i]), int(right_code[i])
+                )
+        tree = Tree(**arrays, n_features=self.n_features, n_classes=self.n_classes)
+        return tree.validate()
+
+    def _threshold_tables(self):
+        """Per feature what :meth:`Dataset.threshold` reads, for the numba loop:
+        kind (``THRESHOLD_*``), and its values or bin edges, concatenated."""
+        dataset = self.dataset
+        kind = np.full(self.n_features, loop_kernels.THRESHOLD_NONE, dtype=np.int64)
+        parts = []
+        for f in range(self.n_features):
+            edges = dataset.bin_edges[f] if dataset.bin_edges else None
+            if edges is not None:
+                kind[f], part = loop_kernels.THRESHOLD_EDGES, edges
+            elif dataset.numeric_values[f] is not None:
+                kind[f], part = loop_kernels.THRESHOLD_VALUES, dataset.numeric_values[f]
+            else:
+                part = np.empty(0)
+            parts.append(np.asarray(part, dtype=np.float64))
+        ptr = np.concatenate([[0], np.cumsum([p.shape[0] for p in parts])]).astype(np.int64)
+        return kind, ptr, np.concatenate(parts)
 
     def _make_node(
         self, start, end, depth, stats, hist, parent=None, rows=None, row_weight=None, used=None

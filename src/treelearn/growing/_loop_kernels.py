@@ -1,0 +1,605 @@
+"""The depth-first growing loop of :class:`~treelearn.growing.grower.Grower` in numba.
+
+:meth:`Grower.grow` hands its common configuration to :func:`grow_depth_first`
+(``Grower._fast_loop_applies`` says when): a histogram criterion (gini,
+entropy, squared error), ``missing="learn"``, ``selection="gain"``, subset or
+multiway nominal splits, depth-first order (``max_leaf_nodes=None``), no split
+records, any ``max_features``, one thread. Everything else runs the Python loop.
+
+The kernel is that loop, step for step, over the same kernels
+(:func:`~treelearn.splitting._kernels.find_best_split`, the partition and
+histogram kernels), so it grows the same Tree bit for bit:
+
+- nodes are numbered as they are created: a node's children together, right
+  after it is split; nodes waiting to be split sit on a stack, first child on
+  top (:class:`~treelearn.growing.frontier.DepthFirstFrontier`);
+- a node is searched when it is created, so the features drawn for
+  ``max_features`` come from ``rng`` (numba draws from the same bit generator
+  with NumPy's algorithm) in the Python loop's order;
+- the stop rules, the ``min_impurity_decrease``/``min_gain`` tests, the kept
+  histograms (built for all children but the largest, which gets its
+  parent's minus its siblings'; dropped below ``store_min_rows`` rows) and
+  the thresholds are the Python loop's;
+- a node's weight is the sum of its class weights added as NumPy adds them
+  (pairwise: :func:`_numpy_sum`), since the weight is stored and divides.
+
+Nodes go into two growable tables (doubled when full), one row per node:
+``node_int`` (:data:`N_INT` columns ``I_*``) and ``node_float`` (``F_*``, then
+the node's value); :func:`_tree_arrays` turns them into the Tree's arrays.
+"""
+
+import numpy as np
+from numba import njit
+
+from treelearn._dtypes import NO_CHILD, NODE_LEAF, NODE_MULTIWAY, NODE_SUBSET, NODE_THRESHOLD
+from treelearn.criteria._kernels import weighted_impurity
+from treelearn.splitting._kernels import (
+    N_OUT,
+    OUT_FEATURE,
+    OUT_GAIN,
+    OUT_IS_SUBSET,
+    OUT_LEFT_CODE,
+    OUT_MISSING_LEFT,
+    OUT_RIGHT_CODE,
+    find_best_split,
+    find_best_split_parallel,
+)
+from treelearn.splitting._partition_kernels import (
+    partition_by_child,
+    partition_threshold,
+    summarise_children,
+)
+from treelearn.stats._kernels import build_node_histograms, node_statistics, subtract_histograms
+
+#: Columns of ``node_int``.
+I_FEATURE, I_KIND, I_MISSING_CHILD, I_FIRST_CHILD, I_N_CHILDREN, I_CAT_START = 0, 1, 2, 3, 4, 5
+I_CAT_LEN, I_N_SAMPLES, I_LEFT_CODE, I_RIGHT_CODE = 6, 7, 8, 9
+N_INT = 10
+#: Columns of ``node_float``; the node's value follows from ``F_VALUE`` on.
+F_THRESHOLD, F_WEIGHT, F_IMPURITY, F_VALUE = 0, 1, 2, 3
+#: Columns of the stack of nodes waiting to be split (``stack_int``); their
+#: split (the ``OUT_*`` slots) is in ``stack_out`` and their mask in ``stack_mask``.
+S_NODE, S_START, S_END, S_DEPTH, S_SLOT = 0, 1, 2, 3, 4
+N_STACK = 5
+#: Slots of the ``limits`` array (the stop rules; a negative max depth is None).
+L_MAX_DEPTH, L_MIN_SAMPLES_SPLIT, L_MIN_SAMPLES_LEAF, L_MIN_WEIGHT_LEAF = 0, 1, 2, 3
+L_MIN_BRANCH_WEIGHT, L_MIN_IMPURITY_DECREASE, L_MIN_GAIN, L_TOTAL_WEIGHT, L_EPSILON = 4, 5, 6, 7, 8
+#: Nodes with at least this many rows search their features in parallel (inf: never).
+L_PARALLEL_MIN_ROWS = 9
+N_LIMITS = 10
+#: ``threshold_kind`` per feature: nominal, exact codes (values), bins (edges).
+THRESHOLD_NONE, THRESHOLD_VALUES, THRESHOLD_EDGES = 0, 1, 2
+
+
+@njit(cache=True)
+def _block_sum(a, lo, hi):
+    """NumPy's pairwise sum of a block of at most 128 values."""
+    n = hi - lo
+    if n < 8:
+        total = -0.0
+        for i in range(lo, hi):
+            total += a[i]
+        return total
+    r = a[lo : lo + 8].copy()
+    i = 8
+    while i < n - n % 8:
+        for j in range(8):
+            r[j] += a[lo + i + j]
+        i += 8
+    total = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
+    while i < n:
+        total += a[lo + i]
+        i += 1
+    return total
+
+
+@njit(cache=True)
+def _numpy_sum(a, lo, hi):
+    """``a[lo:hi].sum()`` as NumPy adds (pairwise: blocks of 128 values, halves
+    cut at multiples of 8), so the rounding is the same. Iterative, since numba
+    cannot cache a recursive function."""
+    if hi - lo <= 128:
+        return _block_sum(a, lo, hi)
+    task_lo = np.empty(128, dtype=np.int64)
+    task_hi = np.empty(128, dtype=np.int64)
+    task_open = np.empty(128, dtype=np.bool_)
+    sums = np.empty(128)
+    n_tasks = 1
+    n_sums = 0
+    task_lo[0], task_hi[0], task_open[0] = lo, hi, False
+    while n_tasks:
+        n_tasks -= 1
+        t_lo, t_hi = task_lo[n_tasks], task_hi[n_tasks]
+        if t_hi - t_lo <= 128:
+            sums[n_sums] = _block_sum(a, t_lo, t_hi)
+            n_sums += 1
+        elif task_open[n_tasks]:
+            n_sums -= 1
+            sums[n_sums - 1] = sums[n_sums - 1] + sums[n_sums]
+        else:
+            half = (t_hi - t_lo) // 2
+            half -= half % 8
+            task_open[n_tasks] = True  # combine after both halves, left then right
+            task_lo[n_tasks + 1], task_hi[n_tasks + 1], task_open[n_tasks + 1] = (
+                t_lo + half, t_hi, False,
+            )  # fmt: skip
+            task_lo[n_tasks + 2], task_hi[n_tasks + 2], task_open[n_tasks + 2] = (
+                t_lo, t_lo + half, False,
+            )  # fmt: skip
+            n_tasks += 3
+    return sums[0]
+
+
+@njit(cache=True, inline="always")
+def _weight_of(stats, is_classification):
+    if is_classification:
+        return _numpy_sum(stats, 1, stats.shape[0])
+    return stats[1]
+
+
+@njit(cache=True)
+def _grown(table, n_rows):
+    """``table`` (2-D) with room for ``n_rows`` rows, its rows kept."""
+    bigger = np.empty((n_rows, table.shape[1]), dtype=table.dtype)
+    bigger[: table.shape[0]] = table
+    return bigger
+
+
+@njit(cache=True)
+def _threshold(kind, ptr, values, f, left_code, right_code):
+    """``Dataset.threshold`` of a numeric split between two codes (+inf for "known
+    left, missing right"): the bin edge, or the midpoint of the two values (the left
+    one where the midpoint rounds to the right one, as ``numeric_threshold``)."""
+    if right_code < 0:
+        return np.inf
+    own = values[ptr[f] : ptr[f + 1]]
+    if kind[f] == THRESHOLD_EDGES:
+        return own[left_code]
+    low = own[left_code]
+    high = own[right_code]
+    cut = low / 2.0 + high / 2.0
+    if cut == high or not np.isfinite(cut):
+        cut = low
+    return cut
+
+
+@njit(cache=True)
+def _add_node(node_int, node_float, n_nodes, stats, n_rows, parent, is_classification, criterion):
+    """Append a node with statistics ``stats`` (an empty multiway branch takes its
+    parent's value). Returns the tables (maybe grown), its weight and impurity."""
+    if n_nodes == node_int.shape[0]:
+        node_int = _grown(node_int, 2 * n_nodes)
+        node_float = _grown(node_float, 2 * n_nodes)
+    weight = _weight_of(stats, is_classification)
+    row = node_float[n_nodes]
+    if n_rows == 0 and parent >= 0:
+        impurity = 0.0
+        row[F_VALUE:] = node_float[parent, F_VALUE:]
+    else:
+        impurity = weighted_impurity(stats, criterion) / weight if weight > 0 else 0.0
+        if is_classification:
+            row[F_VALUE:] = stats[1:]
+        else:
+            row[F_VALUE] = stats[2] / stats[1] if stats[1] > 0 else 0.0
+    row[F_THRESHOLD] = np.nan
+    row[F_WEIGHT] = weight
+    row[F_IMPURITY] = impurity
+    node_int[n_nodes, :] = 0
+    node_int[n_nodes, I_FEATURE] = -1
+    node_int[n_nodes, I_KIND] = NODE_LEAF
+    node_int[n_nodes, I_MISSING_CHILD] = -1
+    node_int[n_nodes, I_LEFT_CODE] = -1
+    node_int[n_nodes, I_RIGHT_CODE] = -1
+    node_int[n_nodes, I_N_SAMPLES] = n_rows
+    return node_int, node_float, weight, impurity
+
+
+@njit(cache=True, inline="always")
+def _may_split(limits, depth, n_rows, weight, impurity):
+    """``Grower._may_split``."""
+    return not (
+        (limits[L_MAX_DEPTH] >= 0 and depth >= limits[L_MAX_DEPTH])
+        or n_rows < limits[L_MIN_SAMPLES_SPLIT]
+        or n_rows < 2 * limits[L_MIN_SAMPLES_LEAF]
+        or weight < 2 * limits[L_MIN_WEIGHT_LEAF]
+        or weight < 2 * limits[L_MIN_BRANCH_WEIGHT]
+        or impurity <= limits[L_EPSILON]
+    )
+
+
+@njit(cache=True)
+def _search(data, search, rng, limits, start, end, stats, node_weight, hist, offsets, out,
+            out_mask):  # fmt: skip
+    """``Grower._search``: the node's best split into ``out``/``out_mask``; True
+    when it passes ``min_impurity_decrease`` and ``min_gain``. With ``max_features``
+    below the number of features, they are searched in the order of ``rng.permutation``."""
+    codes, rows, y_class, y_value, weight, is_classification, criterion, n_classes = data
+    (
+        n_codes, is_nominal, all_features, max_features, min_count, min_weight, hist_ratio,
+        scratch_hist, scratch_codes, scratch_mask, sorted_rows, sorted_slot, skip_missing,
+        multiway,
+    ) = search  # fmt: skip
+    n_features = all_features.shape[0]
+    order = rng.permutation(n_features) if max_features < n_features else all_features
+    if max_features >= n_features and end - start >= limits[L_PARALLEL_MIN_ROWS]:
+        # As Grower._search: large nodes search their features on several threads.
+        find_best_split_parallel(
+            codes, rows, start, end, y_class, y_value, weight, is_classification, criterion,
+            n_classes, order, n_codes, is_nominal, hist, offsets, stats, min_count,
+            min_weight, hist_ratio, out, out_mask, sorted_rows, sorted_slot, skip_missing,
+            multiway,
+        )  # fmt: skip
+    else:
+        find_best_split(
+            codes, rows, start, end, y_class, y_value, weight, is_classification, criterion,
+            n_classes, order, max_features, n_codes, is_nominal, hist, offsets, stats,
+            min_count, min_weight, hist_ratio, scratch_hist, scratch_codes, scratch_mask, out,
+            out_mask, sorted_rows, sorted_slot, skip_missing, multiway,
+        )  # fmt: skip
+    gain = out[OUT_GAIN]
+    epsilon = limits[L_EPSILON]
+    return gain > -np.inf and not (
+        gain / limits[L_TOTAL_WEIGHT] + epsilon < limits[L_MIN_IMPURITY_DECREASE]
+        or (limits[L_MIN_GAIN] > 0 and gain / node_weight + epsilon < limits[L_MIN_GAIN])
+    )
+
+
+@njit(cache=True)
+def _partition(codes_f, rows, start, end, out, mask, missing_code, multiway, buffer, coc, bounds):
+    """``Grower._partition``: reorder the node's rows child by child; writes the
+    children's bounds and, for a nominal split, the child of each code to
+    ``coc``. Returns the number of children."""
+    if out[OUT_IS_SUBSET] == 0.0:
+        bounds[0] = start
+        bounds[1] = partition_threshold(
+            codes_f, rows, start, end, int(out[OUT_LEFT_CODE]), missing_code,
+            out[OUT_MISSING_LEFT] != 0.0, buffer,
+        )  # fmt: skip
+        bounds[2] = end
+        return 2
+    if multiway:
+        counts = np.zeros(missing_code + 1, dtype=np.int64)
+        for i in range(start, end):
+            counts[codes_f[rows[i]]] += 1
+        for c in range(missing_code):
+            coc[c] = c
+        coc[missing_code] = np.argmax(counts[:missing_code]) if counts[missing_code] else NO_CHILD
+        n_children = missing_code
+    else:
+        for c in range(missing_code + 1):
+            coc[c] = np.int64(mask[c]) - 1
+        n_children = 2
+    partition_by_child(
+        codes_f, rows, start, end, np.maximum(coc[: missing_code + 1], 0), n_children, buffer,
+        bounds,
+    )  # fmt: skip
+    return n_children
+
+
+@njit(cache=True)
+def _child_histograms(data, stored, pool, free, n_free, parent_slot, bounds, n_children, slots):
+    """``Grower._child_histograms``: kept histograms of the children as pool slots
+    in ``slots`` (-1: none); frees the parent's. Returns (pool, free, n_free)."""
+    codes, rows, y_class, y_value, weight, is_classification = data[:6]
+    stored_features, stored_rows, store_min_rows, siblings = stored
+    slots[:n_children] = -1
+    largest = 0
+    for k in range(n_children):
+        if bounds[k + 1] - bounds[k] > bounds[largest + 1] - bounds[largest]:
+            largest = k
+    if stored_features.shape[0] and bounds[largest + 1] - bounds[largest] >= store_min_rows:
+        siblings[:, :] = 0.0
+        for k in range(n_children):
+            if k == largest or (parent_slot < 0 and bounds[k + 1] - bounds[k] < store_min_rows):
+                continue  # (a child too small to keep is built only for the subtraction)
+            pool, free, n_free, slots[k] = _take_slot(pool, free, n_free)
+            build_node_histograms(
+                codes, rows, bounds[k], bounds[k + 1], y_class, y_value, weight,
+                is_classification, stored_features, stored_rows, pool[slots[k]],
+            )  # fmt: skip
+            if parent_slot >= 0:
+                siblings += pool[slots[k]]
+        pool, free, n_free, slots[largest] = _take_slot(pool, free, n_free)
+        if parent_slot >= 0:
+            subtract_histograms(
+                pool[parent_slot], siblings, is_classification, pool[slots[largest]]
+            )
+        else:
+            build_node_histograms(
+                codes, rows, bounds[largest], bounds[largest + 1], y_class, y_value, weight,
+                is_classification, stored_features, stored_rows, pool[slots[largest]],
+            )  # fmt: skip
+        for k in range(n_children):
+            if slots[k] >= 0 and bounds[k + 1] - bounds[k] < store_min_rows:
+                free[n_free] = slots[k]
+                n_free += 1
+                slots[k] = -1
+    if parent_slot >= 0:
+        free[n_free] = parent_slot
+        n_free += 1
+    return pool, free, n_free
+
+
+@njit(cache=True)
+def _take_slot(pool, free, n_free):
+    """A free histogram slot of ``pool`` (the pool doubles when none is free)."""
+    if n_free == 0:
+        n_slots = pool.shape[0]
+        bigger = np.empty((2 * n_slots, pool.shape[1], pool.shape[2]))
+        bigger[:n_slots] = pool
+        pool = bigger
+        free = np.empty(2 * n_slots, dtype=np.int64)
+        for s in range(n_slots):
+            free[s] = 2 * n_slots - 1 - s
+        n_free = n_slots
+    n_free -= 1
+    return pool, free, n_free, free[n_free]
+
+
+@njit(cache=True)
+def _push(stacks, top, node, start, end, depth, slot, out, out_mask):
+    """Push a node waiting to be split; returns the stacks (maybe grown)."""
+    stack_int, stack_out, stack_mask = stacks
+    if top == stack_int.shape[0]:
+        stack_int = _grown(stack_int, 2 * top)
+        stack_out = _grown(stack_out, 2 * top)
+        stack_mask = _grown(stack_mask, 2 * top)
+    stack_int[top, S_NODE] = node
+    stack_int[top, S_START] = start
+    stack_int[top, S_END] = end
+    stack_int[top, S_DEPTH] = depth
+    stack_int[top, S_SLOT] = slot
+    stack_out[top] = out
+    if out[OUT_IS_SUBSET] != 0.0:
+        stack_mask[top] = out_mask
+    return stack_int, stack_out, stack_mask
+
+
+@njit(cache=True)
+def _missing_child(out, coc, missing_code, n_missing, child_weight, n_children):
+    """``missing_child`` of a split node, as ``Grower._split`` chooses it."""
+    if out[OUT_IS_SUBSET] != 0.0 and coc[missing_code] != NO_CHILD:
+        return coc[missing_code]
+    if out[OUT_IS_SUBSET] == 0.0 and n_missing:
+        return 0 if out[OUT_MISSING_LEFT] != 0.0 else 1
+    return np.argmax(child_weight[:n_children])
+
+
+@njit(cache=True)
+def _tree_arrays(node_int, node_float, n_nodes, category_pool):
+    """The Tree's arrays (``feature, kind, threshold, child_ptr, children,
+    category_ptr, category_child, missing_child, value, n_samples, weight,
+    impurity``) from the node tables, children and category maps in node order,
+    then each threshold split's left and right codes (-1 elsewhere)."""
+    child_ptr = np.zeros(n_nodes + 1, dtype=np.int64)
+    category_ptr = np.zeros(n_nodes + 1, dtype=np.int64)
+    for i in range(n_nodes):
+        child_ptr[i + 1] = child_ptr[i] + node_int[i, I_N_CHILDREN]
+        category_ptr[i + 1] = category_ptr[i] + node_int[i, I_CAT_LEN]
+    children = np.empty(child_ptr[n_nodes], dtype=np.int64)
+    category_child = np.empty(category_ptr[n_nodes], dtype=np.int64)
+    for i in range(n_nodes):
+        for j in range(node_int[i, I_N_CHILDREN]):
+            children[child_ptr[i] + j] = node_int[i, I_FIRST_CHILD] + j
+        start = node_int[i, I_CAT_START]
+        for j in range(node_int[i, I_CAT_LEN]):
+            category_child[category_ptr[i] + j] = category_pool[start + j]
+    return (
+        node_int[:n_nodes, I_FEATURE].copy(),
+        node_int[:n_nodes, I_KIND].astype(np.int8),
+        node_float[:n_nodes, F_THRESHOLD].copy(),
+        child_ptr,
+        children,
+        category_ptr,
+        category_child,
+        node_int[:n_nodes, I_MISSING_CHILD].copy(),
+        node_float[:n_nodes, F_VALUE:].copy(),
+        node_int[:n_nodes, I_N_SAMPLES].copy(),
+        node_float[:n_nodes, F_WEIGHT].copy(),
+        node_float[:n_nodes, F_IMPURITY].copy(),
+        node_int[:n_nodes, I_LEFT_CODE].copy(),
+        node_int[:n_nodes, I_RIGHT_CODE].copy(),
+    )
+
+
+@njit(cache=True)
+def _open_node(data, search, rng, limits, depth, start, end, stats, weight, impurity, hist,
+               offsets, out, out_mask):  # fmt: skip
+    """``Grower._make_node`` after the node is recorded: search it if the stop
+    rules let it split; True when it has an admissible split (in ``out``)."""
+    if not _may_split(limits, depth, end - start, weight, impurity):
+        return False
+    return _search(
+        data, search, rng, limits, start, end, stats, weight, hist, offsets, out, out_mask
+    )
+
+
+@njit(cache=True)
+def _record_split(node_int, node_float, node, split, first, n_children, missing_child, multiway,
+                  thresholds, coc, missing_code, category_pool, n_cat):  # fmt: skip
+    """``TreeBuilder.set_split`` of ``node``, split by ``split`` (``OUT_*`` slots) into
+    ``n_children`` nodes from ``first`` on; returns the category pool (maybe grown)
+    and its length."""
+    f = int(split[OUT_FEATURE])
+    node_int[node, I_FEATURE] = f
+    node_int[node, I_MISSING_CHILD] = missing_child
+    node_int[node, I_FIRST_CHILD] = first
+    node_int[node, I_N_CHILDREN] = n_children
+    if split[OUT_IS_SUBSET] == 0.0:
+        threshold_kind, threshold_ptr, threshold_values = thresholds
+        node_int[node, I_KIND] = NODE_THRESHOLD
+        node_int[node, I_LEFT_CODE] = int(split[OUT_LEFT_CODE])
+        node_int[node, I_RIGHT_CODE] = int(split[OUT_RIGHT_CODE])
+        node_float[node, F_THRESHOLD] = _threshold(
+            threshold_kind, threshold_ptr, threshold_values, f, int(split[OUT_LEFT_CODE]),
+            int(split[OUT_RIGHT_CODE]),
+        )  # fmt: skip
+        return category_pool, n_cat
+    node_int[node, I_KIND] = NODE_MULTIWAY if multiway else NODE_SUBSET
+    if n_cat + missing_code > category_pool.shape[0]:
+        bigger = np.empty(2 * (n_cat + missing_code), dtype=np.int64)
+        bigger[:n_cat] = category_pool[:n_cat]
+        category_pool = bigger
+    category_pool[n_cat : n_cat + missing_code] = coc[:missing_code]
+    node_int[node, I_CAT_START] = n_cat
+    node_int[node, I_CAT_LEN] = missing_code
+    return category_pool, n_cat + missing_code
+
+
+@njit(cache=True)
+def grow_depth_first(data, search, rng, kept, limits, thresholds, buffers, n_values):
+    """Grow the tree depth-first, as ``Grower.grow`` does; returns :func:`_tree_arrays`.
+
+    Parameters (tuples, unpacked below; the arrays are the grower's own)
+    ----------
+    data : (codes, rows, y_class, y_value, weight, is_classification, criterion, n_classes)
+        ``rows`` is ``arange(n)`` and is reordered node by node.
+    search : (n_codes, is_nominal, all_features, max_features, min_count, min_weight,
+              hist_ratio, scratch_hist, scratch_codes, scratch_mask, sorted_rows,
+              sorted_slot, skip_missing, multiway)
+        As :func:`~treelearn.splitting._kernels.find_best_split` takes them
+        (``skip_missing`` False).
+    rng : numpy.random.Generator
+        With ``max_features`` below the number of features, each searched node's
+        features are ordered by ``rng.permutation`` (drawn in node order, as the
+        Python loop draws them); otherwise not drawn from.
+    kept : (stored_features, stored_rows, stored_offsets, store_min_rows)
+        The features whose histograms nodes keep, and from how many rows.
+    limits : ndarray of float64
+        The stop rules, slots ``L_*``.
+    thresholds : (threshold_kind, threshold_ptr, threshold_values)
+        Per feature (``THRESHOLD_*``) its sorted distinct values or bin edges in
+        ``threshold_values[threshold_ptr[f]:threshold_ptr[f + 1]]``.
+    buffers : (child_of_row, sorted_buffer, partition_buffer)
+    n_values : int
+        Width of a node's value (classes, or 1).
+    """
+    codes, rows, y_class, y_value, weight, is_classification, criterion, n_classes = data
+    n_codes, is_nominal, sorted_rows, multiway = search[0], search[1], search[10], search[13]
+    stored_features, stored_rows, stored_offsets, store_min_rows = kept
+    child_of_row, sorted_buffer, partition_buffer = buffers
+    n = rows.shape[0]
+    n_channels = 1 + n_classes if is_classification else 4
+    width = 1  # of a nominal split's mask and map: its codes, missing included
+    max_children = 2
+    for f in range(n_codes.shape[0]):
+        if is_nominal[f]:
+            width = max(width, n_codes[f] + 1)
+            if multiway:
+                max_children = max(max_children, n_codes[f])
+    empty_hist = np.zeros((0, n_channels))
+    no_offsets = np.full(n_codes.shape[0], -1, dtype=np.int64)
+    out = np.empty(N_OUT)
+    out_mask = np.zeros(width, dtype=np.uint8)
+    pool = np.empty((4, stored_rows[-1], n_channels))
+    free = np.arange(3, -1, -1)
+    n_free = np.int64(4)
+    siblings = np.empty((stored_rows[-1], n_channels))
+    histograms = (stored_features, stored_rows, store_min_rows, siblings)
+    node_int = np.empty((64, N_INT), dtype=np.int64)
+    node_float = np.empty((64, F_VALUE + n_values))
+    category_pool = np.empty(64, dtype=np.int64)
+    n_cat = np.int64(0)
+    stacks = (
+        np.empty((16, N_STACK), dtype=np.int64),
+        np.empty((16, N_OUT)),
+        np.empty((16, width), dtype=np.uint8),
+    )
+    top = np.int64(0)
+    child_stats = np.empty((max_children, n_channels))
+    child_weight = np.empty(max_children)
+    child_out = np.empty((max_children, N_OUT))
+    child_mask = np.empty((max_children, width), dtype=np.uint8)
+    child_split = np.zeros(max_children, dtype=np.bool_)
+    slots = np.empty(max_children, dtype=np.int64)
+    bounds = np.empty(max_children + 1, dtype=np.int64)
+    coc = np.empty(width, dtype=np.int64)
+
+    # The root is opened as the only child of no node. (Counters start as np.int64,
+    # not literals, so that numba compiles each callee for one signature.)
+    bounds[0] = 0
+    bounds[1] = n
+    node_statistics(
+        rows, bounds[0], bounds[1], y_class, y_value, weight, is_classification, child_stats[0]
+    )
+    slots[0] = -1
+    if stored_features.shape[0] and n >= store_min_rows:
+        pool, free, n_free, slots[0] = _take_slot(pool, free, n_free)
+        build_node_histograms(
+            codes, rows, bounds[0], bounds[1], y_class, y_value, weight, is_classification,
+            stored_features, stored_rows, pool[slots[0]],
+        )  # fmt: skip
+    n_nodes = np.int64(0)
+    n_children = np.int64(1)
+    node = np.int64(-1)
+    depth = np.int64(0)
+    split = np.zeros(N_OUT)
+    mask = np.zeros(width, dtype=np.uint8)
+    missing_code = np.int64(0)
+    n_missing = np.int64(0)
+    while True:
+        first = n_nodes
+        for k in range(n_children):
+            node_int, node_float, w, impurity = _add_node(
+                node_int, node_float, n_nodes, child_stats[k], bounds[k + 1] - bounds[k], node,
+                is_classification, criterion,
+            )  # fmt: skip
+            n_nodes += 1
+            child_weight[k] = w
+            if slots[k] >= 0:
+                hist, offsets = pool[slots[k]], stored_offsets
+            else:
+                hist, offsets = empty_hist, no_offsets
+            found = _open_node(
+                data, search, rng, limits, depth, bounds[k], bounds[k + 1], child_stats[k], w,
+                impurity, hist, offsets, out, out_mask,
+            )  # fmt: skip
+            child_split[k] = found
+            if found:
+                child_out[k] = out
+                if out[OUT_IS_SUBSET] != 0.0:
+                    child_mask[k] = out_mask
+            elif slots[k] >= 0:
+                free[n_free] = slots[k]
+                n_free += 1
+                slots[k] = -1
+        if node >= 0:
+            category_pool, n_cat = _record_split(
+                node_int, node_float, node, split, first, n_children,
+                _missing_child(split, coc, missing_code, n_missing, child_weight, n_children),
+                multiway, thresholds, coc, missing_code, category_pool, n_cat,
+            )  # fmt: skip
+        for k in range(n_children - 1, -1, -1):
+            if child_split[k]:
+                stacks = _push(stacks, top, first + k, bounds[k], bounds[k + 1], depth, slots[k],
+                               child_out[k], child_mask[k])  # fmt: skip
+                top += 1
+        if top == 0:
+            break
+        # Split the node on top of the stack.
+        top -= 1
+        stack_int, stack_out, stack_mask = stacks
+        node = stack_int[top, S_NODE]
+        start = stack_int[top, S_START]
+        end = stack_int[top, S_END]
+        depth = stack_int[top, S_DEPTH] + 1
+        parent_slot = stack_int[top, S_SLOT]
+        split = stack_out[top].copy()
+        if split[OUT_IS_SUBSET] != 0.0:
+            mask[:] = stack_mask[top]
+        f = int(split[OUT_FEATURE])
+        codes_f = codes.T[f]  # (C-contiguous, as the Python loop passes it)
+        missing_code = n_codes[f]
+        n_children = _partition(
+            codes_f, rows, start, end, split, mask, missing_code, multiway, partition_buffer,
+            coc, bounds,
+        )  # fmt: skip
+        n_missing = summarise_children(
+            rows, bounds[: n_children + 1], codes_f, missing_code, y_class, y_value, weight,
+            is_classification, child_of_row, sorted_rows, sorted_buffer,
+            child_stats[:n_children],
+        )  # fmt: skip
+        pool, free, n_free = _child_histograms(
+            data, histograms, pool, free, n_free, parent_slot, bounds, n_children, slots
+        )
+    return _tree_arrays(node_int, node_float, n_nodes, category_pool)

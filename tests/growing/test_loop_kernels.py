@@ -1,0 +1,485 @@
+"""The numba growing loop grows, array for array and bit for bit, the Python loop's tree.
+
+Every configuration :meth:`Grower._fast_loop_applies` claims is grown twice, by
+:func:`treelearn.growing._loop_kernels.grow_depth_first` and by the Python loop
+(``grower.FAST_LOOP = False``, the reference), on fixed and random datasets;
+every array of the two Trees must be equal, and so must the random generator's
+state afterwards (the same features were drawn in the same order).
+"""
+
+import numba
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.datasets import make_classification, make_regression
+
+from treelearn import CARTClassifier, CARTRegressor
+from treelearn.data.dataset import build_dataset
+from treelearn.estimators.base import _numba_threads as numba_threads
+from treelearn.growing import CART, ID3, Grower
+from treelearn.growing import _loop_kernels as loop_kernels
+from treelearn.growing import grower as grower_module
+from treelearn.growing.spec import C45
+from treelearn.splitting import _kernels as split_kernels
+
+TREE_ARRAYS = (
+    "feature", "kind", "threshold", "child_ptr", "children", "category_ptr", "category_child",
+    "missing_child", "value", "n_samples", "weight", "impurity", "surrogate_ptr",
+    "surrogate_feature", "surrogate_kind", "surrogate_threshold", "surrogate_reverse",
+    "surrogate_category_ptr", "surrogate_category_child", "surrogate_agreement",
+    "surrogate_adjusted",
+)  # fmt: skip
+
+
+# ---------------------------------------------------------------------------
+# Helpers
+# ---------------------------------------------------------------------------
+
+
+def assert_same_tree(fast, slow):
+    assert (fast.n_features, fast.n_classes) == (slow.n_features, slow.n_classes)
+    for name in TREE_ARRAYS:
+        a, b = getattr(fast, name), getattr(slow, name)
+        assert a.dtype == b.dtype and a.shape == b.shape, name
+        # Bit for bit: equal values (NaN where NaN) and equal signs of zero.
+        np.testing.assert_array_equal(a, b, err_msg=name, strict=True)
+        assert np.array_equal(np.signbit(a), np.signbit(b)), name
+
+
+def grow_both(dataset, y, w, n_classes, spec, seed=0, n_threads=1):
+    """Grow with the numba loop (which must apply) and with the Python loop."""
+    rng_fast = np.random.default_rng(seed)
+    grower = Grower(dataset, y, w, n_classes, spec, rng_fast, n_threads)
+    assert grower._fast_loop_applies()
+    calls = []
+    kernel = loop_kernels.grow_depth_first
+
+    def counted(*args):
+        calls.append(1)
+        return kernel(*args)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(loop_kernels, "grow_depth_first", counted)
+        fast = grower.grow()
+    assert calls == [1]
+    rng_slow = np.random.default_rng(seed)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(grower_module, "FAST_LOOP", False)
+        slow_grower = Grower(dataset, y, w, n_classes, spec, rng_slow, n_threads)
+        assert not slow_grower._fast_loop_applies()
+        slow = slow_grower.grow()
+    assert_same_tree(fast, slow)
+    assert rng_fast.bit_generator.state == rng_slow.bit_generator.state
+    return fast
+
+
+def make_frame(n, seed, nominal=True, missing=True, n_numeric=3, levels=5):
+    """Numeric columns with ties and NaN, nominal columns (some with many levels)."""
+    rng = np.random.default_rng(seed)
+    columns = {
+        "a": np.round(rng.normal(size=n), 1),
+        "b": rng.integers(0, 6, n).astype(float),
+        "c": rng.normal(size=n),
+    }
+    for j in range(3, n_numeric):
+        columns[f"x{j}"] = rng.normal(size=n)
+    if nominal:
+        columns["d"] = rng.choice([f"v{k}" for k in range(levels)], n).astype(object)
+        columns["e"] = rng.choice(["u", "v"], n).astype(object)
+        columns["f"] = rng.choice([f"w{k}" for k in range(14)], n).astype(object)
+    frame = pd.DataFrame(columns)
+    if missing:
+        for name in frame.columns:
+            holes = rng.random(n) < 0.1
+            frame.loc[holes, name] = None if frame[name].dtype == object else np.nan
+    return frame
+
+
+def make_target(frame, task, seed, n_classes=3):
+    rng = np.random.default_rng(seed + 1)
+    n = len(frame)
+    signal = (frame["a"].fillna(0) > 0.2).astype(float) + 0.8 * (frame["b"].fillna(2) >= 3)
+    if "d" in frame:
+        signal = signal + frame["d"].isin(["v0", "v3"])
+    if task == "regression":
+        return (signal + rng.normal(0.0, 0.5, n)).to_numpy(), 0
+    noisy = signal + rng.normal(0.0, 0.7, n)
+    y = np.clip(np.floor(noisy * n_classes / 3.0), 0, n_classes - 1).astype(np.int64)
+    return y.to_numpy(), n_classes
+
+
+def weights_for(kind, y, n_classes, seed):
+    rng = np.random.default_rng(seed + 2)
+    n = y.shape[0]
+    if kind == "ones":
+        return np.ones(n)
+    if kind == "integers":
+        return rng.integers(1, 4, n).astype(float)
+    if kind == "class":  # class weights, as the estimators apply them
+        return np.array([0.3, 2.5, 1.1, 0.7])[y] if n_classes else np.ones(n)
+    return rng.uniform(0.2, 2.0, n)
+
+
+def spec_for(n_classes, **changes):
+    criterion = changes.pop("criterion", "gini" if n_classes else "squared_error")
+    return CART.replace(criterion=criterion, **changes)
+
+
+# ---------------------------------------------------------------------------
+# Fixed datasets
+# ---------------------------------------------------------------------------
+
+CONFIGS = {
+    "default": {},
+    "entropy": {"criterion": "entropy"},
+    "multiway": {"nominal_split": "multiway"},
+    "multiway entropy": {"nominal_split": "multiway", "criterion": "entropy"},
+    "min_samples_leaf": {"min_samples_leaf": 4},
+    "min_samples_split": {"min_samples_split": 9},
+    "min_weight_leaf": {"min_weight_leaf": 3.5},
+    "max_depth": {"max_depth": 4},
+    "min_impurity_decrease": {"min_impurity_decrease": 0.002},
+    "min_gain": {"min_gain": 0.01},
+    "min_branch_weight": {"min_branch_weight": 2.0},
+    "max_features": {"max_features": 2},
+    "max_features multiway": {"max_features": 3, "nominal_split": "multiway"},
+    "threshold_at data": {"threshold_at": "data"},
+}
+
+
+@pytest.mark.parametrize("config", list(CONFIGS))
+@pytest.mark.parametrize("task", ["binary", "multiclass", "regression"])
+@pytest.mark.parametrize("weights", ["floats", "class"])
+def test_fixed_datasets(config, task, weights):
+    changes = dict(CONFIGS[config])
+    if task == "regression" and changes.get("criterion") == "entropy":
+        changes.pop("criterion")
+    frame = make_frame(300, seed=len(config))
+    y, n_classes = make_target(frame, task, seed=3, n_classes=2 if task == "binary" else 4)
+    w = weights_for(weights, y, n_classes, seed=5)
+    tree = grow_both(build_dataset(frame), y, w, n_classes, spec_for(n_classes, **changes))
+    assert tree.node_count > 5
+
+
+@pytest.mark.parametrize("max_bins", [2, 7, 32, 255])
+@pytest.mark.parametrize("task", ["multiclass", "regression"])
+def test_binned_datasets(max_bins, task):
+    frame = make_frame(500, seed=max_bins, n_numeric=5)
+    y, n_classes = make_target(frame, task, seed=1)
+    w = weights_for("integers", y, n_classes, seed=1)
+    dataset = build_dataset(frame, max_bins=max_bins)
+    grow_both(dataset, y, w, n_classes, spec_for(n_classes, min_samples_leaf=2))
+    grow_both(dataset, y, w, n_classes, spec_for(n_classes, max_features=3), seed=4)
+
+
+@pytest.mark.parametrize("task", ["binary", "regression"])
+@pytest.mark.parametrize("max_bins", [None, 64])
+def test_kept_histograms_and_subtraction(task, max_bins):
+    """Nodes above STORE_MIN_ROWS keep histograms; children get theirs by subtraction."""
+    frame = make_frame(5000, seed=8, n_numeric=6)
+    y, n_classes = make_target(frame, task, seed=8)
+    w = weights_for("floats", y, n_classes, seed=8)
+    dataset = build_dataset(frame, max_bins=max_bins)
+    assert dataset.n_samples >= grower_module.STORE_MIN_ROWS
+    grow_both(dataset, y, w, n_classes, spec_for(n_classes, min_samples_leaf=3))
+    grow_both(dataset, y, w, n_classes, spec_for(n_classes, nominal_split="multiway"))
+
+
+@pytest.mark.skipif(numba.config.NUMBA_NUM_THREADS < 2, reason="needs two numba threads")
+@pytest.mark.parametrize("task", ["multiclass", "regression"])
+@pytest.mark.parametrize("max_bins", [None, 32])
+def test_large_nodes_search_on_threads_in_both_loops(task, max_bins, monkeypatch):
+    """With two threads both loops search nodes of PARALLEL_MIN_ROWS rows or more in
+    parallel (here 64, so most nodes do); the trees are the same, and the same as
+    with one thread."""
+    monkeypatch.setattr(grower_module, "PARALLEL_MIN_ROWS", 64)
+    frame = make_frame(1500, seed=11, n_numeric=5)
+    y, n_classes = make_target(frame, task, seed=11)
+    w = weights_for("floats", y, n_classes, seed=11)
+    dataset = build_dataset(frame, max_bins=max_bins)
+    spec = spec_for(n_classes, min_samples_leaf=2)
+    calls = []
+    parallel = split_kernels.find_best_split_parallel
+    with numba_threads(2):
+        threaded = grow_both(dataset, y, w, n_classes, spec, n_threads=2)
+        grower = Grower(dataset, y, w, n_classes, spec, np.random.default_rng(0), 2)
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(grower_module, "FAST_LOOP", False)
+            patch.setattr(split_kernels, "find_best_split_parallel",
+                          lambda *a: calls.append(1) or parallel(*a))  # fmt: skip
+            grower.grow()
+    assert calls  # the Python loop's parallel search ran; the numba loop matched it
+    single = grow_both(dataset, y, w, n_classes, spec, n_threads=1)
+    assert_same_tree(threaded, single)
+
+
+PATHS = {
+    "kept histograms, subtraction everywhere": {"STORE_MIN_ROWS": 1},
+    "no kept histograms, sort every node": {"STORE_MIN_ROWS": 10**9, "HIST_RATIO": 0.0},
+    "no kept histograms, histogram every node": {"STORE_MIN_ROWS": 10**9, "HIST_RATIO": 1e18},
+    "pre-sorted rows for numeric features": {"STORE_MAX_BINS": 0, "HIST_RATIO": 0.0},
+    "kept histograms for every feature": {"STORE_MAX_BINS": 10**6, "STORE_MIN_ROWS": 1},
+}
+
+
+@pytest.mark.parametrize("path", list(PATHS))
+@pytest.mark.parametrize("nominal_split", ["subset", "multiway"])
+def test_statistics_paths(path, nominal_split, monkeypatch):
+    """The grower's constants, read when a tree is grown, steer both loops alike."""
+    for constant, value in PATHS[path].items():
+        monkeypatch.setattr(grower_module, constant, value)
+    frame = make_frame(400, seed=13)
+    for task in ("multiclass", "regression"):
+        y, n_classes = make_target(frame, task, seed=13)
+        w = weights_for("floats", y, n_classes, seed=13)
+        spec = spec_for(n_classes, nominal_split=nominal_split, min_samples_leaf=2)
+        grow_both(build_dataset(frame), y, w, n_classes, spec)
+
+
+@pytest.mark.parametrize("n_classes", [9, 40, 150])
+def test_many_classes(n_classes):
+    """Node weights are the classes' weights summed as NumPy sums them (pairwise)."""
+    rng = np.random.default_rng(n_classes)
+    n = 600
+    frame = pd.DataFrame({"a": rng.normal(size=n), "b": rng.integers(0, 9, n).astype(float)})
+    y = (rng.integers(0, n_classes, n) + (frame["a"] > 0) * 3) % n_classes
+    w = rng.uniform(0.01, 3.0, n) * 10.0 ** rng.integers(-3, 3, n)
+    grow_both(build_dataset(frame), y.to_numpy(), w, n_classes, spec_for(n_classes))
+
+
+def test_multiway_branches_without_rows():
+    """A category absent at a node gives an empty branch predicting its parent's value;
+    rows missing the feature go to the most frequent category's branch."""
+    rng = np.random.default_rng(2)
+    n = 200
+    colour = rng.choice(["r", "g", "b", "k"], n).astype(object)
+    colour[:20] = None
+    size = np.where(colour == "r", rng.choice(["s", "m"], n), rng.choice(["l", "xl"], n))
+    frame = pd.DataFrame({"colour": colour, "size": size.astype(object)})
+    y = (rng.random(n) < np.where(colour == "g", 0.8, 0.3)).astype(np.int64)
+    for task, target, k in (("binary", y, 2), ("regression", y + rng.normal(0, 0.1, n), 0)):
+        tree = grow_both(
+            build_dataset(frame), target, np.ones(n), k, spec_for(k, nominal_split="multiway")
+        )
+        assert (tree.n_samples == 0).any(), task
+
+
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_tiny_and_pure_data(n):
+    frame = pd.DataFrame({"a": np.arange(n, dtype=float), "d": ["p", "q", "p"][:n]})
+    for y, k in ((np.zeros(n, dtype=np.int64), 2), (np.arange(n) % 2, 2), (np.ones(n), 0)):
+        grow_both(build_dataset(frame), y, np.ones(n), k, spec_for(k))
+
+
+def test_constant_features_and_float_extremes():
+    """No split on constant features; thresholds between adjacent floats and huge values."""
+    n = 60
+    a = np.where(np.arange(n) % 2, 1.0, np.nextafter(1.0, 2.0))
+    b = np.where(np.arange(n) % 3, 1e308, -1e308)
+    frame = pd.DataFrame({"a": a, "b": b, "c": np.full(n, 3.0)})
+    y = (np.arange(n) % 2 + np.arange(n) % 3 > 1).astype(np.int64)
+    tree = grow_both(build_dataset(frame), y, np.ones(n), 2, spec_for(2))
+    assert (tree.feature != 2).all()
+
+
+# ---------------------------------------------------------------------------
+# Random datasets
+# ---------------------------------------------------------------------------
+
+
+@st.composite
+def random_problem(draw):
+    seed = draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    n = draw(st.integers(1, 150))
+    columns = {}
+    for j in range(draw(st.integers(1, 4))):
+        if draw(st.booleans()):
+            n_values = draw(st.integers(1, 12))
+            columns[f"x{j}"] = rng.integers(0, n_values, n).astype(float) * 0.37
+        else:
+            levels = draw(st.integers(1, 6))
+            columns[f"x{j}"] = rng.choice([f"c{k}" for k in range(levels)], n).astype(object)
+    frame = pd.DataFrame(columns)
+    missing = draw(st.sampled_from([0.0, 0.15, 0.5]))
+    for name in frame.columns:
+        holes = rng.random(n) < missing
+        if holes.all():
+            holes[0] = False
+        frame.loc[holes, name] = None if frame[name].dtype == object else np.nan
+    n_classes = draw(st.sampled_from([0, 2, 3, 5]))
+    # A target that depends on the columns (their codes), so that trees grow.
+    signal = sum(
+        pd.factorize(frame[name], use_na_sentinel=False)[0] * rng.normal() for name in frame
+    )
+    signal = signal + rng.normal(0.0, draw(st.sampled_from([0.1, 1.0])), n)
+    if n_classes:
+        y = np.digitize(signal, np.quantile(signal, np.linspace(0, 1, n_classes + 1)[1:-1]))
+    else:
+        y = signal
+    w = draw(
+        st.sampled_from([np.ones(n), rng.integers(1, 4, n).astype(float), rng.uniform(0.1, 3.0, n)])
+    )
+    max_bins = draw(st.sampled_from([None, None, 2, 5]))
+    criteria = ["gini", "entropy"] if n_classes else ["squared_error"]
+    spec = CART.replace(
+        criterion=draw(st.sampled_from(criteria)),
+        nominal_split=draw(st.sampled_from(["subset", "multiway"])),
+        max_depth=draw(st.sampled_from([None, None, 1, 3])),
+        min_samples_split=draw(st.sampled_from([2, 2, 5])),
+        min_samples_leaf=draw(st.sampled_from([1, 1, 3])),
+        min_weight_leaf=draw(st.sampled_from([0.0, 0.0, 1.5])),
+        min_impurity_decrease=draw(st.sampled_from([0.0, 0.0, 0.01])),
+        min_gain=draw(st.sampled_from([0.0, 0.0, 0.05])),
+        max_features=draw(st.sampled_from([None, 1, 2])),
+        threshold_at=draw(st.sampled_from(["midpoint", "data"])),
+    )
+    return frame, y, w, n_classes, max_bins, spec, seed
+
+
+@settings(max_examples=150, deadline=None)
+@given(problem=random_problem())
+def test_random_problems(problem):
+    frame, y, w, n_classes, max_bins, spec, seed = problem
+    if spec.max_features is not None and spec.max_features > frame.shape[1]:
+        spec = spec.replace(max_features=None)
+    grow_both(build_dataset(frame, max_bins=max_bins), y, w, n_classes, spec, seed=seed)
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_random_configurations(seed):
+    """Larger datasets, each with a configuration drawn at random."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(150, 700))
+    frame = make_frame(
+        n,
+        seed,
+        nominal=bool(rng.random() < 0.7),
+        missing=bool(rng.random() < 0.7),
+        n_numeric=int(rng.integers(3, 6)),
+        levels=int(rng.integers(2, 20)),
+    )
+    task = rng.choice(["binary", "multiclass", "regression"])
+    y, n_classes = make_target(frame, task, seed, n_classes=2 if task == "binary" else 5)
+    w = weights_for(rng.choice(["ones", "integers", "class", "floats"]), y, n_classes, seed)
+    pick = lambda *options: options[int(rng.integers(len(options)))]  # noqa: E731
+    spec = spec_for(
+        n_classes,
+        criterion=pick("gini", "entropy") if n_classes else "squared_error",
+        nominal_split=pick("subset", "multiway"),
+        max_depth=pick(None, None, 2, 5),
+        min_samples_split=pick(2, 2, 7),
+        min_samples_leaf=pick(1, 1, 2, 5),
+        min_weight_leaf=pick(0.0, 0.0, 2.5),
+        min_impurity_decrease=pick(0.0, 0.0, 1e-3),
+        min_gain=pick(0.0, 0.0, 0.02),
+        max_features=pick(None, None, 1, 3),
+        threshold_at=pick("midpoint", "midpoint", "data"),
+    )
+    max_bins = pick(None, None, 4, 30)
+    grow_both(build_dataset(frame, max_bins=max_bins), y, w, n_classes, spec, seed=seed)
+
+
+# ---------------------------------------------------------------------------
+# Which configurations the fast loop takes
+# ---------------------------------------------------------------------------
+
+
+def _grower(spec, n_classes=2, n_threads=1, rng="generator", max_bins=None):
+    rng = np.random.default_rng(0) if rng == "generator" else rng
+    frame = make_frame(80, seed=0)
+    y, _ = make_target(frame, "binary" if n_classes else "regression", seed=0, n_classes=2)
+    dataset = build_dataset(frame, max_bins=max_bins)
+    return Grower(dataset, y, np.ones(80), n_classes, spec, rng, n_threads)
+
+
+@pytest.mark.parametrize(
+    "spec, n_classes, n_threads",
+    [
+        (CART, 2, 1),
+        (CART.replace(criterion="entropy", nominal_split="multiway"), 2, 1),
+        (CART.replace(criterion="squared_error"), 0, 1),
+        (CART.replace(criterion="squared_error", record_splits=True), 0, 1),  # regression
+        (CART.replace(max_features=3), 2, 4),  # max_features never searches in parallel
+        (ID3.replace(record_splits=False), 2, 1),
+    ],
+)
+def test_fast_loop_applies(spec, n_classes, n_threads):
+    assert _grower(spec, n_classes, n_threads)._fast_loop_applies()
+
+
+@pytest.mark.parametrize(
+    "spec, n_classes, n_threads, rng",
+    [
+        (CART.replace(criterion="absolute_error"), 0, 1, "generator"),
+        (CART.replace(criterion="huber"), 0, 1, "generator"),
+        (CART.replace(missing="surrogate"), 2, 1, "generator"),
+        (C45, 2, 1, "generator"),
+        (CART.replace(max_leaf_nodes=10), 2, 1, "generator"),
+        (CART.replace(record_splits=True), 2, 1, "generator"),
+        (ID3, 2, 1, "generator"),
+        (CART.replace(max_features=2), 2, 1, np.random.RandomState(0)),
+    ],
+)
+def test_python_loop_keeps_the_rest(spec, n_classes, n_threads, rng, monkeypatch):
+    grower = _grower(spec, n_classes, n_threads, rng)
+    assert not grower._fast_loop_applies()
+
+    def fail(*args):
+        raise AssertionError("the numba loop ran")
+
+    monkeypatch.setattr(loop_kernels, "grow_depth_first", fail)
+    grower.grow().validate()
+
+
+def test_fast_loop_flag(monkeypatch):
+    monkeypatch.setattr(grower_module, "FAST_LOOP", False)
+    assert not _grower(CART)._fast_loop_applies()
+
+
+def test_float32_values_keep_the_python_loop():
+    """Thresholds are computed in float64 by the kernel: other dtypes stay in Python."""
+    grower = _grower(CART)
+    values = list(grower.dataset.numeric_values)
+    values[0] = values[0].astype(np.float32)
+    grower.dataset = grower.dataset.__class__(
+        **{**grower.dataset.__dict__, "numeric_values": tuple(values)}
+    )
+    assert not grower._fast_loop_applies()
+
+
+@pytest.mark.parametrize("make", [CARTClassifier, CARTRegressor])
+def test_estimators_take_the_fast_loop(make, monkeypatch):
+    if make is CARTClassifier:
+        X, y = make_classification(3000, 6, n_informative=4, n_classes=3, random_state=0)
+    else:
+        X, y = make_regression(3000, 6, random_state=0)
+    calls = []
+    kernel = loop_kernels.grow_depth_first
+
+    def counted(*args):
+        calls.append(1)
+        return kernel(*args)
+
+    monkeypatch.setattr(loop_kernels, "grow_depth_first", counted)
+    fast = make(n_jobs=1, max_features=4, random_state=3).fit(X, y)
+    assert calls == [1]
+    monkeypatch.setattr(grower_module, "FAST_LOOP", False)
+    slow = make(n_jobs=1, max_features=4, random_state=3).fit(X, y)
+    assert calls == [1]
+    assert_same_tree(fast.tree_, slow.tree_)
+
+
+# ---------------------------------------------------------------------------
+# The kernel's own helpers
+# ---------------------------------------------------------------------------
+
+
+@settings(max_examples=200, deadline=None)
+@given(n=st.integers(0, 1100), lo=st.integers(0, 3), seed=st.integers(0, 2**32 - 1))
+def test_numpy_sum_rounds_as_numpy(n, lo, seed):
+    rng = np.random.default_rng(seed)
+    a = rng.uniform(0.0, 1.0, lo + n) ** 7 * 10.0 ** rng.integers(-8, 8, lo + n)
+    assert loop_kernels._numpy_sum(a, lo, lo + n) == a[lo:].sum()
