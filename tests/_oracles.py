@@ -434,30 +434,33 @@ def apply_oracle(tree, X):
     Python: a missing value (or a category the node maps nowhere) tries the
     node's surrogates in order, then ``missing_child``."""
 
-    def surrogate_child(node, row):
-        for s in range(tree.surrogate_ptr[node], tree.surrogate_ptr[node + 1]):
-            x = row[tree.surrogate_feature[s]]
-            if np.isnan(x):
-                continue
-            if tree.surrogate_kind[s] == 1:  # NODE_THRESHOLD
-                return int((x <= tree.surrogate_threshold[s]) == bool(tree.surrogate_reverse[s]))
-            cats = tree.surrogate_category_child[
-                tree.surrogate_category_ptr[s] : tree.surrogate_category_ptr[s + 1]
-            ]
-            if 0 <= int(x) < cats.shape[0] and cats[int(x)] >= 0:
-                return int(cats[int(x)])
-        return int(tree.missing_child[node])
-
     leaves = []
     for row in np.asarray(X, dtype=float):
         node = 0
         while tree.feature[node] >= 0:
             c = _known_child(tree, node, row[tree.feature[node]])
             if c is None:
-                c = surrogate_child(node, row)
+                c = _surrogate_child(tree, node, row)
             node = int(tree.children[tree.child_ptr[node] + c])
         leaves.append(node)
     return np.array(leaves, dtype=np.int64)
+
+
+def _surrogate_child(tree, node, row):
+    """The child given by ``node``'s first surrogate that decides for ``row``, else
+    ``missing_child`` (which may be MISSING_BY_WEIGHT, -2)."""
+    for s in range(tree.surrogate_ptr[node], tree.surrogate_ptr[node + 1]):
+        x = row[tree.surrogate_feature[s]]
+        if np.isnan(x):
+            continue
+        if tree.surrogate_kind[s] == 1:  # NODE_THRESHOLD
+            return int((x <= tree.surrogate_threshold[s]) == bool(tree.surrogate_reverse[s]))
+        cats = tree.surrogate_category_child[
+            tree.surrogate_category_ptr[s] : tree.surrogate_category_ptr[s + 1]
+        ]
+        if 0 <= int(x) < cats.shape[0] and cats[int(x)] >= 0:
+            return int(cats[int(x)])
+    return int(tree.missing_child[node])
 
 
 def _known_child(tree, node, x):
@@ -630,31 +633,10 @@ def c45_attribute_oracle(x, nominal, n_values, y, w, n_classes, min_objs, thresh
 
 def _oracle_branch(tree, node, row):
     """Child position ``row`` takes at ``node``, or None for "every branch by weight"."""
-
-    def surrogate_or_missing():
-        for s in range(tree.surrogate_ptr[node], tree.surrogate_ptr[node + 1]):
-            x = row[tree.surrogate_feature[s]]
-            if np.isnan(x):
-                continue
-            if tree.surrogate_kind[s] == 1:  # NODE_THRESHOLD
-                return int((x <= tree.surrogate_threshold[s]) == bool(tree.surrogate_reverse[s]))
-            cats = tree.surrogate_category_child[
-                tree.surrogate_category_ptr[s] : tree.surrogate_category_ptr[s + 1]
-            ]
-            if 0 <= int(x) < cats.shape[0] and cats[int(x)] >= 0:
-                return int(cats[int(x)])
-        missing = int(tree.missing_child[node])
-        return None if missing == -2 else missing  # MISSING_BY_WEIGHT
-
-    x = row[tree.feature[node]]
-    if np.isnan(x):
-        return surrogate_or_missing()
-    if tree.kind[node] == 1:  # NODE_THRESHOLD
-        return 0 if x <= tree.threshold[node] else 1
-    cats = tree.category_child[tree.category_ptr[node] : tree.category_ptr[node + 1]]
-    if 0 <= int(x) < cats.shape[0] and cats[int(x)] >= 0:
-        return int(cats[int(x)])
-    return surrogate_or_missing()
+    child = _known_child(tree, node, row[tree.feature[node]])
+    if child is None:
+        child = _surrogate_child(tree, node, row)
+    return None if child == -2 else child  # MISSING_BY_WEIGHT
 
 
 def node_rows_oracle(tree, X):
