@@ -12,6 +12,7 @@ from treelearn import (
     explain,
     explain_prediction,
 )
+from treelearn.criteria import conditional_gini, information_gain
 from treelearn.exceptions import ParameterError
 
 #: shared/data/README.md, watermelon 2.0: information gain, IV, gain ratio, Gini index.
@@ -89,10 +90,15 @@ def test_cart_table_of_an_inner_node_uses_the_rows_that_reach_it(watermelon):
     model = CARTClassifier(max_depth=2).fit(X, y)
     left = int(model.tree_.children_of(0)[0])
     table = explain(model, left, X, y)
-    reached = model.apply(X) if model.tree_.is_leaf[left] else None
-    assert table.attrs["n_samples"] == model.tree_.n_samples[left]
-    assert reached is None or (reached == left).sum() == model.tree_.n_samples[left]
-    # Gini of the node computed from its own rows agrees with the tree.
+    # The rows whose path passes through the node, scored independently.
+    rows, nodes = model.tree_.decision_path(model._prediction_matrix(X))
+    here = np.sort(rows[nodes == left])
+    assert here.size == model.tree_.n_samples[left]
+    for attribute in X.columns:
+        expected = information_gain(X[attribute].iloc[here], y.iloc[here])
+        assert table.loc[attribute, "information_gain"] == pytest.approx(expected, abs=1e-12)
+        expected = conditional_gini(X[attribute].iloc[here], y.iloc[here])
+        assert table.loc[attribute, "gini_index"] == pytest.approx(expected, abs=1e-12)
     assert table.attrs["gini"] == pytest.approx(model.tree_.impurity[left])
 
 

@@ -158,6 +158,9 @@ class BaseTree(BaseEstimator):
     def _extra_spec(self):
         return {}
 
+    def _check_dataset(self, dataset):
+        """Look at the encoded columns before growing (warnings); default: nothing."""
+
     def _keep_growth_details(self, grower):
         """Keep the grower's split records (``split_records_``) when it made any."""
         if grower.split_records:
@@ -225,6 +228,7 @@ class BaseTree(BaseEstimator):
             weight = weight[positive]
         table = self._prepare_table(table, y_encoded, weight)
         dataset = encode_table(table, getattr(self, "max_bins", None))
+        self._check_dataset(dataset)
         spec = self._growth_spec(dataset.n_samples, float(weight.sum()), dataset.n_features)
         rng = np.random.default_rng(self.random_state_seed())
         with _numba_threads(getattr(self, "n_jobs", 1)) as n_threads:

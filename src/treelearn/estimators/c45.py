@@ -177,6 +177,5 @@ class C45Classifier(PruningMixin, TreeClassifierMixin, ClassifierMixin, BaseTree
             value_groups=self.subset_splits,
         )
 
-    def _prepare_table(self, table, y_encoded, weight):
-        warn_id_like_columns(table.columns, type(self).__name__)
-        return table
+    def _check_dataset(self, dataset):
+        warn_id_like_columns(dataset, type(self).__name__)

@@ -3,7 +3,7 @@
 import warnings
 from dataclasses import replace
 
-import pandas as pd
+import numpy as np
 from sklearn.base import ClassifierMixin
 
 from treelearn.data.discretize import Discretizer
@@ -123,7 +123,6 @@ class ID3Classifier(PruningMixin, TreeClassifierMixin, ClassifierMixin, BaseTree
 
     def _prepare_table(self, table, y_encoded, weight):
         _refuse_missing(table.columns)
-        warn_id_like_columns(table.columns, type(self).__name__)
         numeric = [c.name for c in table.columns if c.kind == NUMERIC]
         for name in ("discretizer_", "input_schema_"):
             self.__dict__.pop(name, None)
@@ -144,6 +143,9 @@ class ID3Classifier(PruningMixin, TreeClassifierMixin, ClassifierMixin, BaseTree
             names=numeric,
         )
         return RawTable(self._prepare_columns(table.columns), table.n_rows, table.from_frame)
+
+    def _check_dataset(self, dataset):
+        warn_id_like_columns(dataset, type(self).__name__)
 
     def _prepare_columns(self, columns):
         """Numeric columns as their fitted intervals (nominal), when discretizing."""
@@ -170,25 +172,23 @@ class ID3Classifier(PruningMixin, TreeClassifierMixin, ClassifierMixin, BaseTree
 ID_LIKE_VALUES = 10_000
 
 
-def warn_id_like_columns(columns, estimator_name):
-    """Warn about nominal columns with ``ID_LIKE_VALUES`` or more distinct values.
+def warn_id_like_columns(dataset, estimator_name):
+    """Warn about nominal columns of the encoded ``dataset`` with ``ID_LIKE_VALUES`` or
+    more categories (distinct values).
 
     A multiway split on such a column makes a branch per value: information
     gain favours it, and the tree learns row identities rather than a rule.
     """
-    for column in columns:
-        if column.kind != NOMINAL:
-            continue
-        known = column.values[~column.missing]
-        n_values = len(pd.unique(known))
-        if n_values >= ID_LIKE_VALUES:
-            warnings.warn(
-                f"{estimator_name}: nominal column {column.name!r} has {n_values} distinct "
-                "values, probably an identifier; a multiway split on it would make a branch "
-                "per value. Drop it, or declare it numeric if its values are numbers.",
-                UserWarning,
-                stacklevel=4,
-            )
+    many = dataset.is_nominal & (dataset.n_codes >= ID_LIKE_VALUES)
+    for f in np.flatnonzero(many):
+        warnings.warn(
+            f"{estimator_name}: nominal column {dataset.schema.names[f]!r} has "
+            f"{int(dataset.n_codes[f])} distinct values, probably an identifier; a multiway "
+            "split on it would make a branch per value. Drop it, or declare it numeric if its "
+            "values are numbers.",
+            UserWarning,
+            stacklevel=4,
+        )
 
 
 def _refuse_missing(columns):

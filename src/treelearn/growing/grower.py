@@ -59,7 +59,7 @@ from treelearn._dtypes import (
 )
 from treelearn.criteria import HISTOGRAM_CRITERIA, criterion_id
 from treelearn.criteria._kernels import weighted_impurity
-from treelearn.criteria.measures import entropy
+from treelearn.criteria.measures import conditional_entropy, conditional_gini
 from treelearn.exceptions import ParameterError
 from treelearn.growing import _loop_kernels as loop_kernels
 from treelearn.growing.frontier import BestFirstFrontier, DepthFirstFrontier
@@ -501,10 +501,7 @@ class Grower:
         table = self.candidate_table(rows, 0, rows.shape[0], textbook=False, used=node.used)
         groups = self._value_groups(node, table) if self.spec.value_groups else {}
         choice = choose_gain_ratio(table, self.excluded_from_average)
-        self.split_records[node.index] = SplitRecord(
-            table, choice.feature, "gain_ratio", choice.average_gain, choice.in_average,
-            choice.above_average,
-        )  # fmt: skip
+        self.split_records[node.index] = choice
         if choice.feature < 0:
             return
         f = choice.feature
@@ -575,14 +572,8 @@ class Grower:
                 groups[int(f)] = branch
                 group_freq = np.zeros((int(branch.max()) + 1, k))
                 np.add.at(group_freq, branch, freq[:n_values])
-                known = group_freq.sum()
-                sizes = group_freq.sum(axis=1)
-                filled = sizes > 0
-                squares = (group_freq[filled] ** 2).sum(axis=1) / sizes[filled]
-                row[gain_ratio_kernels.CAND_GINI_AFTER] = (known - squares.sum()) / known
-                row[gain_ratio_kernels.CAND_ENTROPY_AFTER] = (
-                    sum(entropy(counts=g) * g.sum() for g in group_freq[filled]) / known
-                )
+                row[gain_ratio_kernels.CAND_GINI_AFTER] = conditional_gini(table=group_freq)
+                row[gain_ratio_kernels.CAND_ENTROPY_AFTER] = conditional_entropy(table=group_freq)
         return groups
 
     def _split_fractional(self, node):

@@ -39,31 +39,6 @@ NO_AVERAGE = 1e6
 
 
 @dataclass(frozen=True)
-class GainRatioChoice:
-    """The outcome of C4.5's choice at one node.
-
-    Attributes
-    ----------
-    feature : int
-        The chosen feature, or -1 when no attribute may split the node.
-    average_gain : float
-        The average gain of the rule (``NO_AVERAGE`` when no attribute counts).
-    in_average : ndarray of bool
-        Per feature: counted in the average.
-    above_average : ndarray of bool
-        Per feature: may split and has a gain of at least the average minus ``EPSILON``.
-    gain_ratio : ndarray of float
-        Per feature: gain / split information (NaN where it cannot split).
-    """
-
-    feature: int
-    average_gain: float
-    in_average: np.ndarray
-    above_average: np.ndarray
-    gain_ratio: np.ndarray
-
-
-@dataclass(frozen=True)
 class SplitRecord:
     """What a grower weighed at one node, kept so the split can be explained.
 
@@ -119,7 +94,8 @@ def choose_gain_ratio(table, excluded_from_average):
 
     Returns
     -------
-    GainRatioChoice
+    SplitRecord
+        The table with C4.5's choice (``feature`` -1 when no attribute may split).
     """
     possible = table[:, CAND_STATUS] == STATUS_SPLIT
     gain = np.where(possible, table[:, CAND_GAIN], np.nan)
@@ -127,7 +103,7 @@ def choose_gain_ratio(table, excluded_from_average):
     in_average = possible & ~excluded_from_average
     average = float(gain[in_average].mean()) if in_average.any() else NO_AVERAGE
     with np.errstate(invalid="ignore", divide="ignore"):
-        ratio = np.where(possible & (info > 0), gain / info, np.nan)
+        ratio = np.where(possible & (info > 0), gain / info, np.nan)  # NaN: cannot split
     above = possible & (gain >= average - EPSILON)
     eligible = above & (info > EPSILON)
     feature = -1
@@ -135,4 +111,4 @@ def choose_gain_ratio(table, excluded_from_average):
         # A later attribute wins only with a ratio larger by more than GAIN_TOLERANCE.
         if feature < 0 or ratio[f] - ratio[feature] > GAIN_TOLERANCE:
             feature = int(f)
-    return GainRatioChoice(feature, average, in_average, above, ratio)
+    return SplitRecord(table, feature, "gain_ratio", average, in_average, above)
