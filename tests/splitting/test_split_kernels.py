@@ -129,7 +129,7 @@ def find_split(
         "min_weight": float(min_weight),
         "hist_ratio": float(hist_ratio),
         "scratch_hist": np.empty((max_bins + 1, n_channels)),
-        "scratch_codes": np.empty(n + max_bins + 1, dtype=np.int64),
+        "scratch_codes": np.empty(K.scratch_codes_size(n, max_bins), dtype=np.int64),
         "scratch_mask": np.zeros(max_bins + 1, dtype=np.uint8),
         "out": out,
         "out_mask": out_mask,

@@ -584,7 +584,7 @@ def grow_depth_first(data, search, rng, kept, limits, thresholds, buffers, n_val
         end = stack_int[top, S_END]
         depth = stack_int[top, S_DEPTH] + 1
         parent_slot = stack_int[top, S_SLOT]
-        split = stack_out[top].copy()
+        split[:] = stack_out[top]
         if split[OUT_IS_SUBSET] != 0.0:
             mask[:] = stack_mask[top]
         f = int(split[OUT_FEATURE])

@@ -8,6 +8,13 @@ Tie rule (documented in :mod:`treelearn.growing.grower`): higher gain wins;
 among equal gains the lower feature index, then the lower threshold, then the
 split that sends missing values right; subset searches keep the first subset
 found in their documented enumeration order.
+
+Kernels marked ``_nrt=False`` neither allocate nor return arrays, so numba
+compiles them without reference counting: otherwise every array argument of
+every call, and every slice, costs an atomic increment and decrement, which
+took a quarter of the time of a deep tree (nodes of a few rows, searched
+feature by feature). Their callers that allocate (:func:`find_best_split`,
+the subset and multiway scans) keep it.
 """
 
 import numpy as np
@@ -29,6 +36,15 @@ N_OUT = 6
 #: one), multi-class subset splits use the per-class ordering heuristic.
 MAX_EXHAUSTIVE_LEVELS = 12
 
+#: Nodes with at most this many rows order them by code with an insertion sort.
+INSERTION_SORT_MAX_ROWS = 32
+#: Larger nodes use a counting sort when the feature has at most this many codes
+#: per node row (it costs one pass over the codes and two over the rows).
+COUNTING_SORT_BINS_PER_ROW = 8
+#: Nodes with at most this many rows scan their numeric features straight from
+#: the rows in code order (:func:`scan_small_node`): no histogram, no view.
+SMALL_NODE_MAX_ROWS = 32
+
 
 @njit(cache=True, inline="always")
 def _side_ok(stats, is_classification, min_count, min_weight):
@@ -40,7 +56,7 @@ def _split_gain(parent_cost, left, right, criterion):
     return parent_cost - weighted_impurity(left, criterion) - weighted_impurity(right, criterion)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def scan_threshold(
     hist,
     bin_codes,
@@ -53,6 +69,9 @@ def scan_threshold(
     min_count,
     min_weight,
     best,
+    left,
+    right,
+    with_missing,
     skip_missing=False,
 ):
     """Best ``x <= t`` split of a numeric feature.
@@ -72,18 +91,21 @@ def scan_threshold(
     Writes ``best = [gain, left_code, right_code, missing_left]`` (right_code
     -1 for the last kind) and returns the number of distinct present values
     (missing counted as one, unless skipped); a feature with fewer than 2
-    cannot split.
+    cannot split. ``left``, ``right`` and ``with_missing`` are scratch rows of
+    ``n_channels`` (passed in: the scan runs for every feature of every node,
+    and allocating or slicing there would dominate small nodes).
     """
     n_channels = total.shape[0]
-    left = np.zeros(n_channels)
-    right = np.empty(n_channels)
-    with_missing = np.empty(n_channels)
+    left[:] = 0.0
     missing = hist[n_known]
     has_missing = missing[0] > 0.0
     known = total
     if skip_missing:
         if has_missing:
-            known = total - missing
+            # (with_missing is free: no split sends missing rows anywhere here.)
+            for c in range(n_channels):
+                with_missing[c] = total[c] - missing[c]
+            known = with_missing
             parent_cost = weighted_impurity(known, criterion)
         has_missing = False
     best[0] = -np.inf
@@ -358,7 +380,7 @@ def scan_multiway(hist, n_rows, total, parent_cost, criterion, min_count, min_we
     return n_present
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def compact_histogram(
     codes_f,
     ordered_rows,
@@ -401,6 +423,160 @@ def compact_histogram(
     return m
 
 
+@njit(cache=True, _nrt=False)
+def sort_rows_by_code(codes_f, rows, start, end, n_bins, out, counts):
+    """The node's rows ``rows[start:end]`` ordered by code (stable) into ``out``.
+
+    Without allocating: an insertion sort for at most
+    :data:`INSERTION_SORT_MAX_ROWS` rows, else a counting sort over the
+    ``n_bins`` codes (``counts`` needs ``n_bins + 1`` entries). Returns False
+    (``out`` untouched) when neither pays: more codes than
+    :data:`COUNTING_SORT_BINS_PER_ROW` per row.
+    """
+    m = end - start
+    if m <= INSERTION_SORT_MAX_ROWS:
+        for i in range(m):
+            r = rows[start + i]
+            code = codes_f[r]
+            j = i
+            while j > 0 and codes_f[out[j - 1]] > code:
+                out[j] = out[j - 1]
+                j -= 1
+            out[j] = r
+        return True
+    if n_bins > COUNTING_SORT_BINS_PER_ROW * m:
+        return False
+    counts[: n_bins + 1] = 0
+    for i in range(start, end):
+        counts[codes_f[rows[i]] + 1] += 1
+    for k in range(n_bins):
+        counts[k + 1] += counts[k]
+    for i in range(start, end):
+        r = rows[i]
+        code = codes_f[r]
+        out[counts[code]] = r
+        counts[code] += 1
+    return True
+
+
+#: Where :func:`fill_feature_histogram` left a feature's statistics: the node's
+#: kept histogram, a full histogram built in ``scratch_hist``, or a compact one there.
+HIST_KEPT, HIST_BUILT, HIST_COMPACT = 0, 1, 2
+
+
+@njit(cache=True, _nrt=False)
+def merge_sort_rows_by_code(codes_f, rows, start, end, out, work):
+    """The node's rows ordered by code (stable) into ``out``, by a bottom-up merge
+    sort: the fallback of :func:`sort_rows_by_code` when neither of its sorts pays
+    (few rows, many codes). ``work`` needs three entries per node row."""
+    m = end - start
+    keys = work[:m]
+    spare_keys = work[m : 2 * m]
+    spare_rows = work[2 * m : 3 * m]
+    for i in range(m):
+        out[i] = rows[start + i]
+        keys[i] = codes_f[out[i]]
+    src_keys, src_rows, dst_keys, dst_rows = keys, out, spare_keys, spare_rows
+    in_out = True  # whether the sorted runs are in ``out`` (else in ``spare_rows``)
+    width = 1
+    while width < m:
+        for lo in range(0, m, 2 * width):
+            mid = min(lo + width, m)
+            hi = min(lo + 2 * width, m)
+            i, j = lo, mid
+            for k in range(lo, hi):
+                if j >= hi or (i < mid and src_keys[i] <= src_keys[j]):
+                    dst_keys[k] = src_keys[i]
+                    dst_rows[k] = src_rows[i]
+                    i += 1
+                else:
+                    dst_keys[k] = src_keys[j]
+                    dst_rows[k] = src_rows[j]
+                    j += 1
+        src_keys, src_rows, dst_keys, dst_rows = dst_keys, dst_rows, src_keys, src_rows
+        in_out = not in_out
+        width *= 2
+    if not in_out:
+        for i in range(m):
+            out[i] = spare_rows[i]
+
+
+@njit(cache=True, _nrt=False)
+def fill_feature_histogram(
+    f,
+    codes,
+    rows,
+    start,
+    end,
+    y_class,
+    y_value,
+    weight,
+    is_classification,
+    n_codes,
+    is_nominal,
+    node_hist_offsets,
+    hist_ratio,
+    scratch_hist,
+    scratch_codes,
+    sorted_rows,
+    sorted_slot,
+):
+    """Statistics of feature ``f`` at the node ``rows[start:end]``, by the cheapest path.
+
+    Returns ``(path, n_known)``: ``path`` is ``HIST_KEPT`` (the node's kept
+    histogram holds them), ``HIST_BUILT`` (a histogram of every code in
+    ``scratch_hist[:n_codes[f] + 1]``) or ``HIST_COMPACT`` (the codes present,
+    in ``scratch_hist[:n_known + 1]``, their codes in ``scratch_codes[n_node:]``);
+    :func:`feature_histogram` turns it into arrays. The paths are described in
+    :func:`find_best_split`; ``scratch_hist`` needs ``n_codes[f] + 1`` rows for
+    the histogram path and ``end - start + 1`` for the compact path,
+    ``scratch_codes`` :func:`scratch_codes_size` entries.
+    """
+    n_node = end - start
+    n_bins = n_codes[f] + 1
+    codes_f = codes[:, f]
+    if node_hist_offsets[f] >= 0:
+        return HIST_KEPT, n_bins - 1
+    if is_nominal[f] or n_bins <= hist_ratio * n_node:
+        build_histogram(
+            codes_f, rows, start, end, y_class, y_value, weight, is_classification,
+            scratch_hist[:n_bins],
+        )  # fmt: skip
+        return HIST_BUILT, n_bins - 1
+    # scratch_codes: the node's rows in code order, then bin_codes, then sort counts.
+    bin_codes = scratch_codes[n_node : 2 * n_node + 1]
+    if sorted_slot[f] >= 0:
+        ordered = sorted_rows[sorted_slot[f], start:end]
+        n_known = compact_histogram(
+            codes_f, ordered, n_codes[f], y_class, y_value, weight, is_classification,
+            scratch_hist, bin_codes,
+        )  # fmt: skip
+        return HIST_COMPACT, n_known
+    ordered = scratch_codes[:n_node]
+    spare = scratch_codes[2 * n_node + 1 :]  # (n_bins + 1 entries: > 8 per node row here)
+    if not sort_rows_by_code(codes_f, rows, start, end, n_bins, ordered, spare):
+        merge_sort_rows_by_code(codes_f, rows, start, end, ordered, spare)
+    n_known = compact_histogram(
+        codes_f, ordered, n_codes[f], y_class, y_value, weight, is_classification,
+        scratch_hist, bin_codes,
+    )  # fmt: skip
+    return HIST_COMPACT, n_known
+
+
+@njit(cache=True, inline="always")
+def _histogram_view(path, n_known, f, n_codes, node_hist, node_hist_offsets, scratch_hist,
+                    scratch_codes, n_node):  # fmt: skip
+    """``(hist, bin_codes, identity)`` of :func:`fill_feature_histogram`'s result."""
+    n_bins = n_codes[f] + 1
+    bin_codes = scratch_codes[n_node : 2 * n_node + 1]
+    if path == HIST_KEPT:
+        offset = node_hist_offsets[f]
+        return node_hist[offset : offset + n_bins], bin_codes, True
+    if path == HIST_BUILT:
+        return scratch_hist[:n_bins], bin_codes, True
+    return scratch_hist[: n_known + 1], bin_codes, False
+
+
 @njit(cache=True)
 def feature_histogram(
     f,
@@ -426,53 +602,27 @@ def feature_histogram(
 
     Returns ``(hist, bin_codes, identity, n_known)``: ``hist[:n_known]`` are
     the known codes in increasing order (code ``i`` when ``identity``, else
-    ``bin_codes[i]``) and ``hist[n_known]`` the missing rows. The paths are
-    described in :func:`find_best_split`; ``scratch_hist`` needs ``n_codes[f]
-    + 1`` rows for the histogram path and ``end - start + 1`` for the compact
-    path, ``scratch_codes`` twice the node's rows plus one.
+    ``bin_codes[i]``) and ``hist[n_known]`` the missing rows. Scratch sizes
+    and paths as in :func:`fill_feature_histogram`.
     """
-    n_node = end - start
-    n_bins = n_codes[f] + 1
-    codes_f = codes[:, f]
-    bin_codes = scratch_codes[n_node:]
-    if node_hist_offsets[f] >= 0:
-        hist = node_hist[node_hist_offsets[f] : node_hist_offsets[f] + n_bins]
-        return hist, bin_codes, True, n_bins - 1
-    if is_nominal[f] or n_bins <= hist_ratio * n_node:
-        hist = scratch_hist[:n_bins]
-        build_histogram(
-            codes_f, rows, start, end, y_class, y_value, weight, is_classification, hist
-        )
-        return hist, bin_codes, True, n_bins - 1
-    if sorted_slot[f] >= 0:
-        ordered = sorted_rows[sorted_slot[f], start:end]
-        n_known = compact_histogram(
-            codes_f,
-            ordered,
-            n_codes[f],
-            y_class,
-            y_value,
-            weight,
-            is_classification,
-            scratch_hist,
-            bin_codes,
-        )
-    else:
-        node_codes = scratch_codes[:n_node]
-        for i in range(n_node):
-            node_codes[i] = codes_f[rows[start + i]]
-        n_known = compact_histogram(
-            codes_f,
-            rows[start:end][np.argsort(node_codes)],
-            n_codes[f],
-            y_class,
-            y_value,
-            weight,
-            is_classification,
-            scratch_hist,
-            bin_codes,
-        )
-    return scratch_hist[: n_known + 1], bin_codes, False, n_known
+    path, n_known = fill_feature_histogram(
+        f, codes, rows, start, end, y_class, y_value, weight, is_classification, n_codes,
+        is_nominal, node_hist_offsets, hist_ratio, scratch_hist, scratch_codes, sorted_rows,
+        sorted_slot,
+    )  # fmt: skip
+    hist, bin_codes, identity = _histogram_view(
+        path, n_known, f, n_codes, node_hist, node_hist_offsets, scratch_hist, scratch_codes,
+        end - start,
+    )  # fmt: skip
+    return hist, bin_codes, identity, n_known
+
+
+@njit(cache=True)
+def scratch_codes_size(n_rows, max_bins):
+    """Length of the ``scratch_codes`` that :func:`feature_histogram` needs for
+    nodes of up to ``n_rows`` rows and features of up to ``max_bins`` codes
+    (missing included)."""
+    return 2 * n_rows + max_bins + 2
 
 
 @njit(cache=True)
@@ -505,34 +655,25 @@ def evaluate_feature(
     skip_missing,
     multiway,
     best,
+    work_rows,
 ):
     """Best split of one feature at the node (see :func:`find_best_split` for the
     statistics paths); writes ``best`` and, for a nominal feature, ``scratch_mask``.
 
-    Scratch sizes as in :func:`feature_histogram`. Returns the number of
+    Scratch sizes as in :func:`feature_histogram`; ``work_rows`` holds (at least)
+    the three scratch rows of :func:`scan_threshold`. Returns the number of
     distinct present values.
     """
     n_bins = n_codes[f] + 1
-    hist, bin_codes, identity, n_known = feature_histogram(
-        f,
-        codes,
-        rows,
-        start,
-        end,
-        y_class,
-        y_value,
-        weight,
-        is_classification,
-        n_codes,
-        is_nominal,
-        node_hist,
-        node_hist_offsets,
-        hist_ratio,
-        scratch_hist,
-        scratch_codes,
-        sorted_rows,
+    path, n_known = fill_feature_histogram(
+        f, codes, rows, start, end, y_class, y_value, weight, is_classification, n_codes,
+        is_nominal, node_hist_offsets, hist_ratio, scratch_hist, scratch_codes, sorted_rows,
         sorted_slot,
-    )
+    )  # fmt: skip
+    hist, bin_codes, identity = _histogram_view(
+        path, n_known, f, n_codes, node_hist, node_hist_offsets, scratch_hist, scratch_codes,
+        end - start,
+    )  # fmt: skip
     if is_nominal[f] and multiway:
         return scan_multiway(
             hist, n_bins, node_stats, parent_cost, criterion, min_count, min_weight, best
@@ -564,14 +705,142 @@ def evaluate_feature(
         min_count,
         min_weight,
         best,
+        work_rows[0],
+        work_rows[1],
+        work_rows[2],
         skip_missing,
     )
 
 
+@njit(cache=True, _nrt=False)
+def gather_small_node(rows, start, end, y_class, y_value, weight, is_classification, local):
+    """The small node's targets and weights, read once: ``local[0]`` the weights,
+    ``local[1]`` the class index or ``y``, per node row."""
+    for i in range(end - start):
+        r = rows[start + i]
+        local[0, i] = weight[r]
+        local[1, i] = y_class[r] if is_classification else y_value[r]
+
+
 @njit(cache=True, inline="always")
-def keep_if_better(out, out_mask, f, best, is_nominal_f, mask, n_bins):
-    """Keep feature ``f``'s best split ``best`` in ``out`` if it wins under the tie
-    rule (a higher gain, then the lower feature index); every split finder uses it."""
+def _add_local(out, i, local, is_classification):
+    """:func:`~treelearn.stats._kernels.add_row` of node row ``i`` from ``local``."""
+    out[0] += 1.0
+    w = local[0, i]
+    if is_classification:
+        out[1 + int(local[1, i])] += w
+    else:
+        v = local[1, i]
+        out[1] += w
+        out[2] += w * v
+        out[3] += w * v * v
+
+
+@njit(cache=True, inline="always")
+def _sort_small_node(f, codes, rows, start, end, by_row_id, keys, order):
+    """Node rows ``0..m-1`` ordered by feature ``f``'s code into ``order`` (their
+    codes, sorted, into ``keys``): an insertion sort, ties kept in node order, or
+    in row-id order when ``by_row_id`` (the order of the presorted rows)."""
+    for i in range(end - start):
+        r = rows[start + i]
+        code = codes[r, f]
+        j = i
+        while j > 0 and (
+            keys[j - 1] > code
+            or (by_row_id and keys[j - 1] == code and rows[start + order[j - 1]] > r)
+        ):
+            keys[j] = keys[j - 1]
+            order[j] = order[j - 1]
+            j -= 1
+        keys[j] = code
+        order[j] = i
+
+
+@njit(cache=True, inline="always")
+def scan_small_node(
+    keys, order, m, missing_code, local, is_classification, total, parent_cost, criterion,
+    min_count, min_weight, work_rows, best,
+):  # fmt: skip
+    """:func:`scan_threshold` of a numeric feature read straight from the node's
+    ``m`` rows in code order (codes ``keys``, node rows ``order``, their targets
+    in ``local``), without building a histogram.
+
+    Rows of one code are summed first and then added to the left side, as the
+    histogram paths sum them, so the gains (and the split) are the same to the
+    bit. ``work_rows`` are five scratch rows of ``n_channels`` (left, right, with
+    missing, group, missing). Writes ``best`` as :func:`scan_threshold` does;
+    returns the number of distinct present values.
+    """
+    n_channels = total.shape[0]
+    left, right, with_missing, group, missing = work_rows
+    left[:] = 0.0
+    missing[:] = 0.0
+    n_known = m
+    while n_known > 0 and keys[n_known - 1] == missing_code:
+        n_known -= 1
+    for i in range(n_known, m):
+        _add_local(missing, order[i], local, is_classification)
+    has_missing = n_known < m
+    best[0] = -np.inf
+    best[1] = -1.0
+    best[2] = -1.0
+    best[3] = 0.0
+    n_present = 1 if has_missing else 0
+    prev = -1
+    i = 0
+    while i < n_known:
+        code = keys[i]
+        group[:] = 0.0
+        while i < n_known and keys[i] == code:
+            _add_local(group, order[i], local, is_classification)
+            i += 1
+        n_present += 1
+        if prev >= 0:
+            for c in range(n_channels):
+                right[c] = total[c] - left[c]
+            if _side_ok(left, is_classification, min_count, min_weight) and _side_ok(
+                right, is_classification, min_count, min_weight
+            ):
+                gain = _split_gain(parent_cost, left, right, criterion)
+                if gain > best[0]:
+                    best[0] = gain
+                    best[1] = prev
+                    best[2] = code
+                    best[3] = 0.0
+            if has_missing:
+                for c in range(n_channels):
+                    with_missing[c] = left[c] + missing[c]
+                    right[c] = total[c] - with_missing[c]
+                if _side_ok(with_missing, is_classification, min_count, min_weight) and _side_ok(
+                    right, is_classification, min_count, min_weight
+                ):
+                    gain = _split_gain(parent_cost, with_missing, right, criterion)
+                    if gain > best[0]:
+                        best[0] = gain
+                        best[1] = prev
+                        best[2] = code
+                        best[3] = 1.0
+        for c in range(n_channels):
+            left[c] += group[c]
+        prev = code
+    if (
+        has_missing
+        and prev >= 0
+        and _side_ok(left, is_classification, min_count, min_weight)
+        and _side_ok(missing, is_classification, min_count, min_weight)
+    ):
+        gain = _split_gain(parent_cost, left, missing, criterion)
+        if gain > best[0]:
+            best[0] = gain
+            best[1] = prev
+            best[2] = -1
+            best[3] = 0.0
+    return n_present
+
+
+@njit(cache=True, inline="always")
+def _keep_split_if_better(out, f, best, is_nominal_f):
+    """The tie rule of :func:`keep_if_better` on ``out`` alone; True when kept."""
     gain = best[0]
     if gain > out[OUT_GAIN] or (gain == out[OUT_GAIN] and gain > -np.inf and f < out[OUT_FEATURE]):
         out[OUT_GAIN] = gain
@@ -580,8 +849,16 @@ def keep_if_better(out, out_mask, f, best, is_nominal_f, mask, n_bins):
         out[OUT_RIGHT_CODE] = best[2]
         out[OUT_MISSING_LEFT] = best[3]
         out[OUT_IS_SUBSET] = 1.0 if is_nominal_f else 0.0
-        if is_nominal_f:
-            out_mask[:n_bins] = mask[:n_bins]
+        return True
+    return False
+
+
+@njit(cache=True, inline="always")
+def keep_if_better(out, out_mask, f, best, is_nominal_f, mask, n_bins):
+    """Keep feature ``f``'s best split ``best`` in ``out`` if it wins under the tie
+    rule (a higher gain, then the lower feature index); every split finder uses it."""
+    if _keep_split_if_better(out, f, best, is_nominal_f) and is_nominal_f:
+        out_mask[:n_bins] = mask[:n_bins]
 
 
 @njit(cache=True)
@@ -626,8 +903,10 @@ def find_best_split(
     node row), else from a compact histogram of the codes present at the node,
     read in code order from ``sorted_rows[sorted_slot[f], start:end]`` (the
     node's rows kept sorted by that feature's code) when the feature has a
-    slot, else by sorting the node's codes. All paths give the same answer;
-    only the cost differs.
+    slot, else by sorting the node's codes. Nodes of at most
+    :data:`SMALL_NODE_MAX_ROWS` rows scan their numeric features straight from
+    the rows in code order (:func:`scan_small_node`). All paths give the same
+    answer, to the bit; only the cost differs.
 
     ``skip_missing`` (``missing="surrogate"``): each feature is evaluated on
     the node's rows that know it (see :func:`scan_threshold`); a feature
@@ -640,8 +919,14 @@ def find_best_split(
     the leaf constraints) and, for a subset split, ``out_mask`` as
     :func:`scan_subset` marks it.
     """
+    n_node = end - start
+    small = n_node <= SMALL_NODE_MAX_ROWS and not skip_missing
     parent_cost = weighted_impurity(node_stats, criterion)
     best = np.empty(4)
+    work = np.empty((5, node_stats.shape[0]))
+    local = np.empty((2, n_node if small else 0))
+    if small:
+        gather_small_node(rows, start, end, y_class, y_value, weight, is_classification, local)
     out[OUT_GAIN] = -np.inf
     out[OUT_FEATURE] = -1.0
     n_visited = 0
@@ -649,40 +934,77 @@ def find_best_split(
         if n_visited >= max_features:
             break
         f = feature_order[j]
+        if not is_nominal[f]:
+            # (Numeric features: one call without reference counting, which keeps
+            # the best split in ``out`` itself.)
+            n_present = evaluate_numeric_feature(
+                f, codes, rows, start, end, y_class, y_value, weight, is_classification,
+                criterion, n_codes, is_nominal, node_hist, node_hist_offsets, node_stats,
+                parent_cost, min_count, min_weight, hist_ratio, scratch_hist, scratch_codes,
+                sorted_rows, sorted_slot, skip_missing, small, local, work, best, out,
+            )  # fmt: skip
+            if n_present >= 2:
+                n_visited += 1
+            continue
         n_present = evaluate_feature(
-            f,
-            codes,
-            rows,
-            start,
-            end,
-            y_class,
-            y_value,
-            weight,
-            is_classification,
-            criterion,
-            n_classes,
-            n_codes,
-            is_nominal,
-            node_hist,
-            node_hist_offsets,
-            node_stats,
-            parent_cost,
-            min_count,
-            min_weight,
-            hist_ratio,
-            scratch_hist,
-            scratch_codes,
-            scratch_mask,
-            sorted_rows,
-            sorted_slot,
-            skip_missing,
-            multiway,
-            best,
-        )
+            f, codes, rows, start, end, y_class, y_value, weight, is_classification, criterion,
+            n_classes, n_codes, is_nominal, node_hist, node_hist_offsets, node_stats,
+            parent_cost, min_count, min_weight, hist_ratio, scratch_hist, scratch_codes,
+            scratch_mask, sorted_rows, sorted_slot, skip_missing, multiway, best,
+            (work[0], work[1], work[2]),
+        )  # fmt: skip
         if n_present < 2:
             continue
         n_visited += 1
-        keep_if_better(out, out_mask, f, best, is_nominal[f], scratch_mask, n_codes[f] + 1)
+        keep_if_better(out, out_mask, f, best, True, scratch_mask, n_codes[f] + 1)
+
+
+@njit(cache=True, _nrt=False)
+def evaluate_numeric_feature(
+    f, codes, rows, start, end, y_class, y_value, weight, is_classification, criterion,
+    n_codes, is_nominal, node_hist, node_hist_offsets, node_stats, parent_cost, min_count,
+    min_weight, hist_ratio, scratch_hist, scratch_codes, sorted_rows, sorted_slot, skip_missing,
+    small, local, work, best, out,
+):  # fmt: skip
+    """Best threshold of numeric feature ``f`` at the node, kept in ``out`` when it
+    wins under the tie rule (:func:`keep_if_better`); returns the number of
+    distinct present values.
+
+    A small node (``small``: its targets gathered in ``local`` by
+    :func:`gather_small_node`) without a kept histogram is scanned straight from
+    its rows in code order (:func:`scan_small_node`); otherwise the statistics
+    come from :func:`fill_feature_histogram` and :func:`scan_threshold` scans them.
+    ``work``: 5 scratch rows of channels; ``best``: 4 slots.
+    """
+    n_node = end - start
+    if small and node_hist_offsets[f] < 0:
+        keys = scratch_codes[:n_node]
+        order = scratch_codes[n_node : 2 * n_node]
+        by_row_id = sorted_slot[f] >= 0 and n_codes[f] + 1 > hist_ratio * n_node
+        _sort_small_node(f, codes, rows, start, end, by_row_id, keys, order)
+        n_present = scan_small_node(
+            keys, order, n_node, n_codes[f], local, is_classification, node_stats,
+            parent_cost, criterion, min_count, min_weight,
+            (work[0], work[1], work[2], work[3], work[4]), best,
+        )  # fmt: skip
+    else:
+        path, n_known = fill_feature_histogram(
+            f, codes, rows, start, end, y_class, y_value, weight, is_classification, n_codes,
+            is_nominal, node_hist_offsets, hist_ratio, scratch_hist, scratch_codes, sorted_rows,
+            sorted_slot,
+        )  # fmt: skip
+        hist, bin_codes, identity = _histogram_view(
+            path, n_known, f, n_codes, node_hist, node_hist_offsets, scratch_hist,
+            scratch_codes, n_node,
+        )  # fmt: skip
+        n_present = scan_threshold(
+            hist, bin_codes, identity, n_known, node_stats, parent_cost, criterion,
+            is_classification, min_count, min_weight, best, work[0], work[1], work[2],
+            skip_missing,
+        )  # fmt: skip
+    if n_present >= 2:
+        _keep_split_if_better(out, f, best, False)
+    return n_present
 
 
 @njit(cache=True, parallel=True)
@@ -743,7 +1065,7 @@ def find_best_split_parallel(
         else:
             n_rows = n_node + 1
         scratch_hist = np.empty((n_rows, n_channels))
-        scratch_codes = np.empty(2 * n_node + 1, dtype=np.int64)
+        scratch_codes = np.empty(scratch_codes_size(n_node, n_bins), dtype=np.int64)
         present[j] = evaluate_feature(
             f,
             codes,
@@ -773,6 +1095,7 @@ def find_best_split_parallel(
             skip_missing,
             multiway,
             results[j],
+            (np.empty(n_channels), np.empty(n_channels), np.empty(n_channels)),
         )
     out[OUT_GAIN] = -np.inf
     out[OUT_FEATURE] = -1.0

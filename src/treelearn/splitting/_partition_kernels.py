@@ -82,7 +82,7 @@ def summarise_children(
     return n_missing
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def partition_threshold(codes_f, rows, start, end, left_code, missing_code, missing_left, buffer):
     """Stable in-place partition of ``rows[start:end]`` by ``code <= left_code``.
 
@@ -101,7 +101,8 @@ def partition_threshold(codes_f, rows, start, end, left_code, missing_code, miss
         else:
             buffer[n_right] = r
             n_right += 1
-    rows[start + n_left : end] = buffer[:n_right]
+    for i in range(n_right):  # (a loop: a slice copy may allocate)
+        rows[start + n_left + i] = buffer[i]
     return start + n_left
 
 

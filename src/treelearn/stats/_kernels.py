@@ -8,6 +8,9 @@ child's histogram is its parent's minus its siblings' (the subtraction trick).
 
 from numba import njit
 
+# ``_nrt=False``: these kernels neither allocate nor return arrays, so numba
+# compiles them without reference counting (see treelearn.splitting._kernels).
+
 
 @njit(cache=True, inline="always")
 def add_row(out, r, y_class, y_value, weight, is_classification):
@@ -23,7 +26,7 @@ def add_row(out, r, y_class, y_value, weight, is_classification):
         out[3] += w * v * v
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def node_statistics(rows, start, end, y_class, y_value, weight, is_classification, out):
     """Statistics row of the rows ``rows[start:end]`` into ``out`` (zeroed first)."""
     out[:] = 0.0
@@ -31,7 +34,7 @@ def node_statistics(rows, start, end, y_class, y_value, weight, is_classificatio
         add_row(out, rows[i], y_class, y_value, weight, is_classification)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def build_histogram(codes_f, rows, start, end, y_class, y_value, weight, is_classification, hist):
     """Histogram of one feature over ``rows[start:end]`` into ``hist`` (zeroed first)."""
     hist[:, :] = 0.0
@@ -40,7 +43,7 @@ def build_histogram(codes_f, rows, start, end, y_class, y_value, weight, is_clas
         add_row(hist[codes_f[r]], r, y_class, y_value, weight, is_classification)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def build_node_histograms(
     codes, rows, start, end, y_class, y_value, weight, is_classification, features, offsets, hist
 ):
@@ -60,7 +63,7 @@ def build_node_histograms(
         )
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def subtract_histograms(parent, siblings_sum, is_classification, out):
     """``out = parent - siblings_sum``.
 
