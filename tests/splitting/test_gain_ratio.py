@@ -44,7 +44,7 @@ def candidate_table(X, y, w, n_classes, nominal, min_objs, threshold_cost, usabl
         dataset.n_codes, dataset.is_nominal, usable, values, ptr, float(min_objs), True,
         threshold_cost, 2.0,
         np.empty((max(width, n + 1), 1 + n_classes)), np.empty(2 * n + width, dtype=np.int64),
-        table,
+        table, np.empty((0, 0), dtype=np.int64), np.full(d, -1, dtype=np.int64),
     )  # fmt: skip
     return table, dataset
 

@@ -31,7 +31,9 @@ Missing values
     node holds its own rows and their weights; a row missing the split's
     feature goes down every branch with a share of its weight
     (:mod:`treelearn.splitting.fractional`), and the node's ``missing_child``
-    is ``MISSING_BY_WEIGHT``.
+    is ``MISSING_BY_WEIGHT``. This path's whole loop, split records included,
+    also runs in numba (:meth:`Grower._c45_loop_applies`,
+    :mod:`treelearn.growing._c45_kernels`) and grows the same tree bit for bit.
 
 Choosing a split
     ``selection="gain"``: the largest impurity decrease over all features
@@ -61,6 +63,7 @@ from treelearn.criteria import HISTOGRAM_CRITERIA, criterion_id
 from treelearn.criteria._kernels import weighted_impurity
 from treelearn.criteria.measures import conditional_entropy, conditional_gini
 from treelearn.exceptions import ParameterError
+from treelearn.growing import _c45_kernels as c45_kernels
 from treelearn.growing import _loop_kernels as loop_kernels
 from treelearn.growing.frontier import BestFirstFrontier, DepthFirstFrontier
 from treelearn.splitting import _gain_ratio_kernels as gain_ratio_kernels
@@ -68,6 +71,7 @@ from treelearn.splitting import _kernels as split_kernels
 from treelearn.splitting import _partition_kernels as partition_kernels
 from treelearn.splitting import _robust_kernels as robust_kernels
 from treelearn.splitting.fractional import class_statistics, split_fractional_rows
+from treelearn.splitting.gain_ratio import EPSILON as GAIN_RATIO_EPSILON
 from treelearn.splitting.gain_ratio import SplitRecord, choose_gain_ratio, many_valued
 from treelearn.splitting.subsets import c45_value_groups
 from treelearn.splitting.surrogate import SurrogateSearch
@@ -92,6 +96,9 @@ EPSILON = np.finfo(np.float64).eps
 #: Grow with the numba loop where it applies (:meth:`Grower._fast_loop_applies`);
 #: tests set it to False to grow the reference tree with the Python loop.
 FAST_LOOP = True
+#: Grow C4.5's trees with the numba loop where it applies (:meth:`Grower._c45_loop_applies`);
+#: tests set it to False to grow the reference tree with the Python loop.
+C45_LOOP = True
 
 
 def code_value_arrays(dataset):
@@ -186,7 +193,7 @@ class Grower:
         self.empty_hist = np.zeros((0, self.n_channels))
         max_bins = int(self.n_codes.max()) + 1
         self.scratch_hist = np.empty((max_bins + 1, self.n_channels))
-        self.scratch_codes = np.empty(n + max_bins + 1, dtype=np.int64)
+        self.scratch_codes = np.empty(split_kernels.scratch_codes_size(n, max_bins), dtype=np.int64)
         self.scratch_mask = np.zeros(max_bins + 1, dtype=np.uint8)
         self.out = np.empty(split_kernels.N_OUT)
         self.out_mask = np.zeros(max_bins + 1, dtype=np.uint8)
@@ -247,6 +254,8 @@ class Grower:
     # -- the loop ----------------------------------------------------------
     def grow(self):
         """Grow the tree; returns a validated :class:`~treelearn.tree.Tree`."""
+        if self._c45_loop_applies():
+            return self._grow_c45()
         n = self.dataset.n_samples
         self.rows = np.arange(n, dtype=np.intp)
         self.sorted_rows = np.empty(
@@ -533,7 +542,8 @@ class Grower:
             self.n_codes, self.dataset.is_nominal, usable.astype(np.uint8), self.code_values,
             self.code_value_ptr, 0.0 if textbook else float(spec.min_branch_weight), not textbook,
             False if textbook else spec.threshold_cost, HIST_RATIO, self.scratch_hist,
-            self.scratch_codes, table,
+            self.scratch_codes, table, np.empty((0, 0), dtype=np.int64),
+            np.full(self.n_features, -1, dtype=np.int64),
         )  # fmt: skip
         # Every numeric feature with a best cut, admissible or not (explain shows them all).
         scored = ~np.isnan(table[:, gain_ratio_kernels.CAND_LEFT_CODE])
@@ -544,6 +554,94 @@ class Grower:
                 int(table[f, gain_ratio_kernels.CAND_RIGHT_CODE]),
             )
         return table.copy()
+
+    def _c45_loop_applies(self):
+        """Whether :meth:`grow` runs C4.5's numba loop (:mod:`treelearn.growing._c45_kernels`),
+        which grows the Python loop's tree and split records: ``missing="fractional"``
+        (C4.5), depth-first, no value groups (``-s``), classification, exact numeric
+        values (no bins)."""
+        spec = self.spec
+        return bool(
+            C45_LOOP
+            and self.fractional
+            and self.gain_ratio
+            and self.is_classification
+            and not spec.value_groups
+            and spec.max_leaf_nodes is None
+            and not any(e is not None for e in self.dataset.bin_edges)
+            and all(v is None or v.dtype == np.float64 for v in self.dataset.numeric_values)
+        )
+
+    def _grow_c45(self):
+        """:meth:`grow` by :func:`~treelearn.growing._c45_kernels.grow_c45`."""
+        spec = self.spec
+        limits = np.array(
+            [
+                -1 if spec.max_depth is None else spec.max_depth, spec.min_samples_split,
+                spec.min_samples_leaf, spec.min_weight_leaf, spec.min_branch_weight, EPSILON,
+            ],
+            dtype=np.float64,
+        )  # fmt: skip
+        (
+            feature, kind, threshold, first_child, n_children, value, n_samples, weight,
+            impurity, rec_node, rec_table, rec_feature, rec_average,
+        ) = c45_kernels.grow_c45(
+            self.codes, self.y_class, self.weight, self.n_classes, self.n_codes,
+            self.dataset.is_nominal, self.code_values, self.code_value_ptr,
+            self.excluded_from_average, limits, bool(spec.threshold_cost),
+            spec.threshold_at == "data", HIST_RATIO, self.scratch_hist, self.scratch_codes,
+            np.flatnonzero(
+                ~self.dataset.is_nominal & (self.n_codes + 1 > STORE_MAX_BINS)
+            ).astype(np.int64),
+        )  # fmt: skip
+        internal = n_children > 0
+        # Children: each split's are numbered consecutively from first_child.
+        child_ptr = np.concatenate([[0], np.cumsum(n_children)])
+        children = np.arange(child_ptr[-1], dtype=np.int64) + np.repeat(
+            first_child - child_ptr[:-1], n_children
+        )
+        # A nominal split: category v goes to its v-th child.
+        n_categories = np.where(kind == NODE_MULTIWAY, self.n_codes[np.maximum(feature, 0)], 0)
+        category_ptr = np.concatenate([[0], np.cumsum(n_categories)])
+        category_child = np.arange(category_ptr[-1], dtype=np.int64) - np.repeat(
+            category_ptr[:-1], n_categories
+        )
+        tree = Tree(
+            feature=feature,
+            kind=kind,
+            threshold=threshold,
+            child_ptr=child_ptr.astype(np.int64),
+            children=children,
+            category_ptr=category_ptr.astype(np.int64),
+            category_child=category_child,
+            missing_child=np.where(internal, MISSING_BY_WEIGHT, -1).astype(np.int64),
+            value=value,
+            n_samples=n_samples,
+            weight=weight,
+            impurity=impurity,
+            n_features=self.n_features,
+            n_classes=self.n_classes,
+        ).validate()
+        # Split records, as choose_gain_ratio makes them.
+        possible = (
+            rec_table[:, :, gain_ratio_kernels.CAND_STATUS] == gain_ratio_kernels.STATUS_SPLIT
+        )
+        in_average = possible & ~self.excluded_from_average
+        with np.errstate(invalid="ignore"):
+            gain = np.where(possible, rec_table[:, :, gain_ratio_kernels.CAND_GAIN], np.nan)
+            above = possible & (gain >= rec_average[:, None] - GAIN_RATIO_EPSILON)
+        self.split_records = {
+            int(node): SplitRecord(
+                rec_table[k],
+                int(rec_feature[k]),
+                "gain_ratio",
+                float(rec_average[k]),
+                in_average[k],
+                above[k],
+            )
+            for k, node in enumerate(rec_node)
+        }
+        return tree
 
     def _value_groups(self, node, table):
         """C4.5's ``-s``: group the values of every nominal feature with more than two
