@@ -46,10 +46,16 @@ from treelearn.splitting._kernels import (
 )
 from treelearn.splitting._partition_kernels import (
     partition_by_child,
+    partition_sorted_rows_parallel,
     partition_threshold,
     summarise_children,
 )
-from treelearn.stats._kernels import build_node_histograms, node_statistics, subtract_histograms
+from treelearn.stats._kernels import (
+    build_node_histograms,
+    build_node_histograms_parallel,
+    node_statistics,
+    subtract_histograms,
+)
 
 #: Columns of ``node_int``.
 I_FEATURE, I_KIND, I_MISSING_CHILD, I_FIRST_CHILD, I_N_CHILDREN, I_CAT_START = 0, 1, 2, 3, 4, 5
@@ -277,10 +283,29 @@ def _partition(codes_f, rows, start, end, out, mask, missing_code, multiway, buf
 
 
 @njit(cache=True)
-def _child_histograms(data, stored, pool, free, n_free, parent_slot, bounds, n_children, slots):
-    """``Grower._child_histograms``: kept histograms of the children as pool slots
-    in ``slots`` (-1: none); frees the parent's. Returns (pool, free, n_free)."""
+def _build_kept(data, features, offsets, start, end, parallel_min_rows, hist):
+    """The kept histograms of the rows ``rows[start:end]`` into ``hist``; on
+    several threads from ``parallel_min_rows`` rows on."""
     codes, rows, y_class, y_value, weight, is_classification = data[:6]
+    if end - start >= parallel_min_rows:
+        build_node_histograms_parallel(
+            codes, rows, start, end, y_class, y_value, weight, is_classification, features,
+            offsets, hist,
+        )  # fmt: skip
+    else:
+        build_node_histograms(
+            codes, rows, start, end, y_class, y_value, weight, is_classification, features,
+            offsets, hist,
+        )  # fmt: skip
+
+
+@njit(cache=True)
+def _child_histograms(data, stored, pool, free, n_free, parent_slot, bounds, n_children, slots,
+                      parallel_min_rows):  # fmt: skip
+    """``Grower._child_histograms``: kept histograms of the children as pool slots
+    in ``slots`` (-1: none); frees the parent's. Returns (pool, free, n_free).
+    Children of at least ``parallel_min_rows`` rows are built on several threads."""
+    is_classification = data[5]
     stored_features, stored_rows, store_min_rows, siblings = stored
     slots[:n_children] = -1
     largest = 0
@@ -293,10 +318,8 @@ def _child_histograms(data, stored, pool, free, n_free, parent_slot, bounds, n_c
             if k == largest or (parent_slot < 0 and bounds[k + 1] - bounds[k] < store_min_rows):
                 continue  # (a child too small to keep is built only for the subtraction)
             pool, free, n_free, slots[k] = _take_slot(pool, free, n_free)
-            build_node_histograms(
-                codes, rows, bounds[k], bounds[k + 1], y_class, y_value, weight,
-                is_classification, stored_features, stored_rows, pool[slots[k]],
-            )  # fmt: skip
+            _build_kept(data, stored_features, stored_rows, bounds[k], bounds[k + 1],
+                        parallel_min_rows, pool[slots[k]])  # fmt: skip
             if parent_slot >= 0:
                 siblings += pool[slots[k]]
         pool, free, n_free, slots[largest] = _take_slot(pool, free, n_free)
@@ -305,10 +328,8 @@ def _child_histograms(data, stored, pool, free, n_free, parent_slot, bounds, n_c
                 pool[parent_slot], siblings, is_classification, pool[slots[largest]]
             )
         else:
-            build_node_histograms(
-                codes, rows, bounds[largest], bounds[largest + 1], y_class, y_value, weight,
-                is_classification, stored_features, stored_rows, pool[slots[largest]],
-            )  # fmt: skip
+            _build_kept(data, stored_features, stored_rows, bounds[largest],
+                        bounds[largest + 1], parallel_min_rows, pool[slots[largest]])  # fmt: skip
         for k in range(n_children):
             if slots[k] >= 0 and bounds[k + 1] - bounds[k] < store_min_rows:
                 free[n_free] = slots[k]
@@ -514,6 +535,7 @@ def grow_depth_first(data, search, rng, kept, limits, thresholds, buffers, n_val
     slots = np.empty(max_children, dtype=np.int64)
     bounds = np.empty(max_children + 1, dtype=np.int64)
     coc = np.empty(width, dtype=np.int64)
+    no_sorted_rows = sorted_rows[:0]
 
     # The root is opened as the only child of no node. (Counters start as np.int64,
     # not literals, so that numba compiles each callee for one signature.)
@@ -525,10 +547,8 @@ def grow_depth_first(data, search, rng, kept, limits, thresholds, buffers, n_val
     slots[0] = -1
     if stored_features.shape[0] and n >= store_min_rows:
         pool, free, n_free, slots[0] = _take_slot(pool, free, n_free)
-        build_node_histograms(
-            codes, rows, bounds[0], bounds[1], y_class, y_value, weight, is_classification,
-            stored_features, stored_rows, pool[slots[0]],
-        )  # fmt: skip
+        _build_kept(data, stored_features, stored_rows, bounds[0], bounds[1],
+                    limits[L_PARALLEL_MIN_ROWS], pool[slots[0]])  # fmt: skip
     n_nodes = np.int64(0)
     n_children = np.int64(1)
     node = np.int64(-1)
@@ -594,12 +614,19 @@ def grow_depth_first(data, search, rng, kept, limits, thresholds, buffers, n_val
             codes_f, rows, start, end, split, mask, missing_code, multiway, partition_buffer,
             coc, bounds,
         )  # fmt: skip
+        # Large nodes partition each feature's presorted rows on several threads.
+        parallel = end - start >= limits[L_PARALLEL_MIN_ROWS]
         n_missing = summarise_children(
             rows, bounds[: n_children + 1], codes_f, missing_code, y_class, y_value, weight,
-            is_classification, child_of_row, sorted_rows, sorted_buffer,
-            child_stats[:n_children],
+            is_classification, child_of_row, no_sorted_rows if parallel else sorted_rows,
+            sorted_buffer, child_stats[:n_children],
         )  # fmt: skip
+        if parallel and sorted_rows.shape[0]:
+            partition_sorted_rows_parallel(
+                sorted_rows, start, end, child_of_row, bounds[: n_children + 1]
+            )
         pool, free, n_free = _child_histograms(
-            data, histograms, pool, free, n_free, parent_slot, bounds, n_children, slots
-        )
+            data, histograms, pool, free, n_free, parent_slot, bounds, n_children, slots,
+            limits[L_PARALLEL_MIN_ROWS],
+        )  # fmt: skip
     return _tree_arrays(node_int, node_float, n_nodes, category_pool)

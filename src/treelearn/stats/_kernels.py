@@ -6,7 +6,7 @@ rows, the missing code last) and one column per statistics channel (see
 child's histogram is its parent's minus its siblings' (the subtraction trick).
 """
 
-from numba import njit
+from numba import njit, prange
 
 # ``_nrt=False``: these kernels neither allocate nor return arrays, so numba
 # compiles them without reference counting (see treelearn.splitting._kernels).
@@ -50,6 +50,26 @@ def build_node_histograms(
     """Histograms of several features, stacked: feature ``features[j]`` in rows
     ``offsets[j]:offsets[j+1]`` of ``hist``."""
     for j in range(features.shape[0]):
+        build_histogram(
+            codes[:, features[j]],
+            rows,
+            start,
+            end,
+            y_class,
+            y_value,
+            weight,
+            is_classification,
+            hist[offsets[j] : offsets[j + 1]],
+        )
+
+
+@njit(cache=True, parallel=True)
+def build_node_histograms_parallel(
+    codes, rows, start, end, y_class, y_value, weight, is_classification, features, offsets, hist
+):
+    """:func:`build_node_histograms` with the features on numba's threads (each
+    histogram is its own, so the result does not depend on the thread count)."""
+    for j in prange(features.shape[0]):
         build_histogram(
             codes[:, features[j]],
             rows,
