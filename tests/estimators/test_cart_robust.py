@@ -69,7 +69,9 @@ SKLEARN_CASES = [
 def test_absolute_error_matches_scikit_learn(n, n_features, seed, params, weighted):
     X, y, X_test = regression_data(n, n_features, seed)
     weight = np.random.default_rng(seed).integers(1, 4, size=n).astype(float) if weighted else None
-    ours = CARTRegressor(criterion="absolute_error", **params).fit(X, y, sample_weight=weight)
+    ours = CARTRegressor(max_bins=None, criterion="absolute_error", **params).fit(
+        X, y, sample_weight=weight
+    )
     theirs = DecisionTreeRegressor(criterion="absolute_error", random_state=0, **params)
     theirs.fit(X, y, sample_weight=weight)
     assert_same_tree(ours, theirs)
@@ -96,7 +98,9 @@ def test_absolute_error_leaves_are_weighted_medians_with_nominal_and_missing():
         + rng.standard_t(2, size=n)
     )
     weight = rng.integers(1, 3, size=n).astype(float)
-    model = CARTRegressor(criterion="absolute_error", max_depth=5, min_samples_leaf=5)
+    model = CARTRegressor(
+        max_bins=None, criterion="absolute_error", max_depth=5, min_samples_leaf=5
+    )
     model.fit(frame, y, sample_weight=weight)
     tree = model.tree_
     assert tree.kind[internal_nodes(tree)].size > 0
@@ -113,7 +117,9 @@ def test_absolute_error_leaves_are_weighted_medians_with_nominal_and_missing():
 def test_huber_leaf_values_are_the_oracle_minimisers(delta):
     X, y, _ = regression_data(400, 4, 5)
     weight = np.random.default_rng(5).integers(1, 4, size=y.shape[0]).astype(float)
-    model = CARTRegressor(criterion="huber", huber_delta=delta, max_depth=3, min_samples_leaf=10)
+    model = CARTRegressor(
+        max_bins=None, criterion="huber", huber_delta=delta, max_depth=3, min_samples_leaf=10
+    )
     model.fit(X, y, sample_weight=weight)
     tree = model.tree_
     for leaf, rows in leaf_rows(model, X).items():
@@ -130,8 +136,10 @@ def test_huge_delta_grows_the_squared_error_tree():
     # kernels; these settings grow trees without such ties.
     for seed, params in [(0, {"max_depth": 6}), (1, {"min_samples_leaf": 5})]:
         X, y, X_test = regression_data(3000, 8, seed)
-        squared = CARTRegressor(criterion="squared_error", **params).fit(X, y)
-        huber = CARTRegressor(criterion="huber", huber_delta=1e12, **params).fit(X, y)
+        squared = CARTRegressor(max_bins=None, criterion="squared_error", **params).fit(X, y)
+        huber = CARTRegressor(max_bins=None, criterion="huber", huber_delta=1e12, **params).fit(
+            X, y
+        )
         np.testing.assert_array_equal(huber.tree_.feature, squared.tree_.feature)
         np.testing.assert_array_equal(huber.tree_.threshold, squared.tree_.threshold)
         np.testing.assert_allclose(huber.predict(X_test), squared.predict(X_test), rtol=1e-12)
@@ -153,8 +161,10 @@ def test_tiny_delta_approaches_absolute_error():
     delta = 1e-6
     # Seed 1 to depth 4 has no tie between absolute-error splits: the same tree.
     X, y, X_test = regression_data(3000, 8, 1)
-    absolute = CARTRegressor(criterion="absolute_error", max_depth=4).fit(X, y)
-    huber = CARTRegressor(criterion="huber", huber_delta=delta, max_depth=4).fit(X, y)
+    absolute = CARTRegressor(max_bins=None, criterion="absolute_error", max_depth=4).fit(X, y)
+    huber = CARTRegressor(max_bins=None, criterion="huber", huber_delta=delta, max_depth=4).fit(
+        X, y
+    )
     np.testing.assert_array_equal(huber.tree_.feature, absolute.tree_.feature)
     np.testing.assert_array_equal(huber.tree_.threshold, absolute.tree_.threshold)
     np.testing.assert_allclose(huber.predict(X_test), absolute.predict(X_test), atol=2 * delta)
@@ -166,7 +176,9 @@ def test_tiny_delta_approaches_absolute_error():
     # and Huber's quadratic part decides them: every Huber split is still an
     # optimal absolute-error split, every value the median within 2 delta.
     X, y, _ = regression_data(3000, 8, 3)
-    huber = CARTRegressor(criterion="huber", huber_delta=delta, max_depth=3).fit(X, y)
+    huber = CARTRegressor(max_bins=None, criterion="huber", huber_delta=delta, max_depth=3).fit(
+        X, y
+    )
     tree = huber.tree_
     path = huber.decision_path(X).tocsc()
     for node in range(tree.node_count):
@@ -175,7 +187,9 @@ def test_tiny_delta_approaches_absolute_error():
         assert tree.value[node, 0] == pytest.approx(median, abs=2 * delta)
         if tree.feature[node] < 0:
             continue
-        stump = CARTRegressor(criterion="absolute_error", max_depth=1).fit(X[rows], y[rows])
+        stump = CARTRegressor(max_bins=None, criterion="absolute_error", max_depth=1).fit(
+            X[rows], y[rows]
+        )
         best = absolute_error_gain(
             X[rows], y[rows], stump.tree_.feature[0], stump.tree_.threshold[0]
         )
@@ -186,17 +200,22 @@ def test_tiny_delta_approaches_absolute_error():
 def test_robust_trees_respect_stop_rules():
     X, y, _ = regression_data(500, 4, 7)
     for criterion in ("absolute_error", "huber"):
-        model = CARTRegressor(criterion=criterion, max_leaf_nodes=12, min_samples_leaf=7)
+        model = CARTRegressor(
+            max_bins=None, criterion=criterion, max_leaf_nodes=12, min_samples_leaf=7
+        )
         model.fit(X, y)
         assert model.get_n_leaves() == 12
         assert model.tree_.n_samples[model.tree_.feature < 0].min() >= 7
-        assert CARTRegressor(criterion=criterion, max_depth=2).fit(X, y).get_depth() == 2
+        assert (
+            CARTRegressor(max_bins=None, criterion=criterion, max_depth=2).fit(X, y).get_depth()
+            == 2
+        )
 
 
 def test_constant_target_gives_a_single_leaf():
     X, _, _ = regression_data(50, 3, 0)
     for criterion in ("absolute_error", "huber"):
-        model = CARTRegressor(criterion=criterion).fit(X, np.full(50, 2.5))
+        model = CARTRegressor(max_bins=None, criterion=criterion).fit(X, np.full(50, 2.5))
         assert model.tree_.node_count == 1
         assert model.predict(X[:3]).tolist() == [2.5, 2.5, 2.5]
 
@@ -205,4 +224,4 @@ def test_constant_target_gives_a_single_leaf():
 def test_bad_huber_delta(delta):
     X, y, _ = regression_data(20, 2, 0)
     with pytest.raises(ParameterError, match="huber_delta"):
-        CARTRegressor(criterion="huber", huber_delta=delta).fit(X, y)
+        CARTRegressor(max_bins=None, criterion="huber", huber_delta=delta).fit(X, y)

@@ -189,7 +189,7 @@ CLASSIFIER_CASES = {
 def test_classifier_identical(classification, case, criterion):
     X, y, X_test, _ = classification
     params = {**CLASSIFIER_CASES[case], "criterion": criterion}
-    ours = CARTClassifier(**params).fit(X, y)
+    ours = CARTClassifier(max_bins=None, **params).fit(X, y)
     theirs = DecisionTreeClassifier(random_state=0, **params).fit(X, y)
     assert ours.tree_.node_count > 25
     assert_identical(ours, theirs, X, y, X_test, criterion=criterion)
@@ -202,12 +202,12 @@ def test_classifier_identical(classification, case, criterion):
 def test_classifier_identical_with_sample_weight(classification, criterion, params):
     X, y, X_test, _ = classification
     w = integer_weights(X.shape[0])
-    ours = CARTClassifier(criterion=criterion, **params).fit(X, y, sample_weight=w)
+    ours = CARTClassifier(max_bins=None, criterion=criterion, **params).fit(X, y, sample_weight=w)
     theirs = DecisionTreeClassifier(random_state=0, criterion=criterion, **params)
     theirs.fit(X, y, sample_weight=w)
     assert_identical(ours, theirs, X, y, X_test, sample_weight=w, criterion=criterion)
     # The weights matter: without them the tree is another one.
-    unweighted = CARTClassifier(criterion=criterion, **params).fit(X, y)
+    unweighted = CARTClassifier(max_bins=None, criterion=criterion, **params).fit(X, y)
     assert unweighted.tree_.node_count != ours.tree_.node_count or not np.array_equal(
         unweighted.tree_.threshold, ours.tree_.threshold
     )
@@ -218,7 +218,7 @@ def test_binary_classifier_identical_max_depth(binary_classification):
     mirror-image features that make the same partition, which both libraries
     resolve to the same tree."""
     X, y, X_test, _ = binary_classification
-    ours = CARTClassifier(max_depth=3).fit(X, y)
+    ours = CARTClassifier(max_bins=None, max_depth=3).fit(X, y)
     theirs = DecisionTreeClassifier(max_depth=3, random_state=0).fit(X, y)
     n_matched, ties = compare_trees(ours, theirs, X, y)
     assert ties == [(N_TRAIN, 1, 3)]  # x3 is -x1 up to scale on these rows
@@ -248,7 +248,7 @@ def test_regressor_identical(regression, case):
         w = float_weights(X.shape[0])
     elif weights == "integers":
         w = integer_weights(X.shape[0])
-    ours = CARTRegressor(**params).fit(X, y, sample_weight=w)
+    ours = CARTRegressor(max_bins=None, **params).fit(X, y, sample_weight=w)
     theirs = DecisionTreeRegressor(random_state=0, **params).fit(X, y, sample_weight=w)
     assert ours.tree_.node_count > 60
     assert_identical(ours, theirs, X, y, X_test, sample_weight=w, criterion="squared_error")
@@ -266,7 +266,7 @@ def test_full_depth_classifier_structure(criterion):
     in general (on make_classification(random_state=0) they differ by 2 to 4).
     On this data they do, and every node above such a tie agrees."""
     X, y, X_test, y_test = _split(*make_classification(5000, 10, random_state=3))
-    ours = CARTClassifier(criterion=criterion).fit(X, y)
+    ours = CARTClassifier(max_bins=None, criterion=criterion).fit(X, y)
     theirs = DecisionTreeClassifier(criterion=criterion, random_state=0).fit(X, y)
     n_matched, ties = compare_trees(ours, theirs, X, y, criterion=criterion)
     assert len(ties) >= 10, "this data is chosen for its ties; the comparison must meet some"
@@ -288,7 +288,7 @@ def test_full_depth_classifier_with_float_weights_matches_everywhere(data, crite
     (rounding of its impurity above EPSILON) are discounted."""
     X, y, X_test, _ = request.getfixturevalue(data)
     w = float_weights(X.shape[0], seed=1)
-    ours = CARTClassifier(criterion=criterion).fit(X, y, sample_weight=w)
+    ours = CARTClassifier(max_bins=None, criterion=criterion).fit(X, y, sample_weight=w)
     theirs = DecisionTreeClassifier(criterion=criterion, random_state=0)
     theirs.fit(X, y, sample_weight=w)
     pure_splits = []
@@ -307,7 +307,7 @@ def test_full_depth_classifier_with_float_weights_matches_everywhere(data, crite
 def test_full_depth_regressor_structure(regression, weights):
     X, y, _, _ = regression
     w = None if weights is None else float_weights(X.shape[0], seed=2)
-    ours = CARTRegressor().fit(X, y, sample_weight=w)
+    ours = CARTRegressor(max_bins=None).fit(X, y, sample_weight=w)
     theirs = DecisionTreeRegressor(random_state=0).fit(X, y, sample_weight=w)
     n_matched, _ = compare_trees(ours, theirs, X, y, w, criterion="squared_error")
     # Every leaf holds one row: the node counts agree whatever the ties.
@@ -323,7 +323,7 @@ def test_full_depth_regressor_structure(regression, weights):
 
 def test_feature_importances_match(classification, regression):
     X, y, _, _ = classification
-    ours = CARTClassifier(max_depth=5).fit(X, y)
+    ours = CARTClassifier(max_bins=None, max_depth=5).fit(X, y)
     theirs = DecisionTreeClassifier(max_depth=5, random_state=0).fit(X, y)
     np.testing.assert_allclose(
         ours.feature_importances_, theirs.feature_importances_, rtol=0, atol=1e-12
@@ -331,7 +331,7 @@ def test_feature_importances_match(classification, regression):
     assert ours.feature_importances_.sum() == pytest.approx(1.0)
     assert np.count_nonzero(ours.feature_importances_) >= 5
     X, y, _, _ = regression
-    ours = CARTRegressor(max_depth=6).fit(X, y)
+    ours = CARTRegressor(max_bins=None, max_depth=6).fit(X, y)
     theirs = DecisionTreeRegressor(max_depth=6, random_state=0).fit(X, y)
     np.testing.assert_allclose(
         ours.feature_importances_, theirs.feature_importances_, rtol=0, atol=1e-12
@@ -340,7 +340,7 @@ def test_feature_importances_match(classification, regression):
 
 def test_apply_and_decision_path_are_consistent_with_the_tree(classification):
     X, y, X_test, _ = classification
-    ours = CARTClassifier(max_depth=5).fit(X, y)
+    ours = CARTClassifier(max_bins=None, max_depth=5).fit(X, y)
     tree = ours.tree_
     leaves = ours.apply(X_test)
     assert np.all(tree.is_leaf[leaves])

@@ -75,7 +75,7 @@ CLASSIFIER_CASES = [{"max_depth": 5}, {"min_samples_leaf": 100}, {"max_leaf_node
 @pytest.mark.parametrize("params", CLASSIFIER_CASES, ids=lambda p: next(iter(p)))
 def test_classifier_path_and_prunings_match_scikit_learn(classification, criterion, params):
     X, y, X_test = classification
-    ours = CARTClassifier(criterion=criterion, **params).fit(X, y)
+    ours = CARTClassifier(max_bins=None, criterion=criterion, **params).fit(X, y)
     theirs = DecisionTreeClassifier(criterion=criterion, random_state=0, **params).fit(X, y)
     assert_same_tree(ours, theirs, X, X_test)
 
@@ -94,7 +94,7 @@ REGRESSOR_CASES = [{"max_depth": 6}, {"min_samples_leaf": 20}, {"max_leaf_nodes"
 @pytest.mark.parametrize("params", REGRESSOR_CASES, ids=lambda p: next(iter(p)))
 def test_regressor_path_and_prunings_match_scikit_learn(regression, params):
     X, y, X_test = regression
-    ours = CARTRegressor(**params).fit(X, y)
+    ours = CARTRegressor(max_bins=None, **params).fit(X, y)
     theirs = DecisionTreeRegressor(random_state=0, **params).fit(X, y)
     assert_same_tree(ours, theirs, X, X_test)
 
@@ -108,7 +108,7 @@ def test_regressor_path_and_prunings_match_scikit_learn(regression, params):
 def test_weighted_regressor_path_matches_scikit_learn(regression):
     X, y, _ = regression
     w = np.random.default_rng(0).uniform(0.5, 2.0, X.shape[0])
-    ours = CARTRegressor(max_depth=6).fit(X, y, sample_weight=w)
+    ours = CARTRegressor(max_bins=None, max_depth=6).fit(X, y, sample_weight=w)
     theirs = DecisionTreeRegressor(max_depth=6, random_state=0).fit(X, y, sample_weight=w)
     alphas, impurities = cost_complexity_pruning_path(ours)
     path = theirs.cost_complexity_pruning_path(X, y, sample_weight=w)
@@ -118,23 +118,23 @@ def test_weighted_regressor_path_matches_scikit_learn(regression):
 
 def test_ccp_alpha_parameter_matches_scikit_learn(classification, regression):
     X, y, X_test = classification
-    alphas, _ = cost_complexity_pruning_path(CARTClassifier(max_depth=5).fit(X, y))
+    alphas, _ = cost_complexity_pruning_path(CARTClassifier(max_bins=None, max_depth=5).fit(X, y))
     alpha = float(np.sqrt(alphas[10] * alphas[11]))  # inside an interval
-    ours = CARTClassifier(max_depth=5, ccp_alpha=alpha).fit(X, y)
+    ours = CARTClassifier(max_bins=None, max_depth=5, ccp_alpha=alpha).fit(X, y)
     theirs = DecisionTreeClassifier(max_depth=5, ccp_alpha=alpha, random_state=0).fit(X, y)
     assert ours.get_n_leaves() == theirs.get_n_leaves() == 32 - 10  # ten cuts
     assert_same_tree(ours, theirs, X, X_test)
     X, y, X_test = regression
-    ours = CARTRegressor(min_samples_leaf=20, ccp_alpha=50.0).fit(X, y)
+    ours = CARTRegressor(max_bins=None, min_samples_leaf=20, ccp_alpha=50.0).fit(X, y)
     theirs = DecisionTreeRegressor(min_samples_leaf=20, ccp_alpha=50.0, random_state=0).fit(X, y)
-    full = CARTRegressor(min_samples_leaf=20).fit(X, y)
+    full = CARTRegressor(max_bins=None, min_samples_leaf=20).fit(X, y)
     assert ours.get_n_leaves() == theirs.get_n_leaves() == 82 < full.get_n_leaves() == 154
     assert_same_tree(ours, theirs, X, X_test)
 
 
 def test_alpha_zero_keeps_the_tree_and_a_large_alpha_leaves_the_root(classification):
     X, y, _ = classification
-    model = CARTClassifier(max_depth=4).fit(X, y)
+    model = CARTClassifier(max_bins=None, max_depth=4).fit(X, y)
     assert prune_cost_complexity(model, 0.0).tree_.node_count == model.tree_.node_count
     alphas, impurities = cost_complexity_pruning_path(model)
     root = prune_cost_complexity(model, alphas[-1])
@@ -148,7 +148,7 @@ def test_the_weakest_link_kernel_agrees_with_a_from_scratch_oracle():
     """Every step recomputed from scratch by recursion, on a full-depth tree with
     many equal alphas (two-row leaves) and on a multiway ID3 tree."""
     X, y = make_classification(300, 5, n_informative=3, random_state=4)
-    trees = [CARTClassifier().fit(X.astype(np.float32), y).tree_]
+    trees = [CARTClassifier(max_bins=None).fit(X.astype(np.float32), y).tree_]
     frame = pd.DataFrame((X[:, :4] > 0).astype(int).astype(str), columns=list("abcd"))
     frame["e"] = pd.qcut(X[:, 4], 3, labels=["lo", "mid", "hi"]).astype(str)
     trees.append(ID3Classifier().fit(frame, y).tree_)
@@ -162,7 +162,7 @@ def test_the_weakest_link_kernel_agrees_with_a_from_scratch_oracle():
 
 def test_pruned_copy_leaves_the_original_alone(classification):
     X, y, _ = classification
-    model = CARTClassifier(max_depth=5).fit(X, y)
+    model = CARTClassifier(max_bins=None, max_depth=5).fit(X, y)
     tree = model.tree_
     pruned = prune_cost_complexity(model, 1e-3)
     assert model.tree_ is tree and pruned.tree_ is not tree
@@ -173,11 +173,11 @@ def test_pruned_copy_leaves_the_original_alone(classification):
 @pytest.mark.parametrize("bad", [-0.1, np.nan, "0.1", None])
 def test_bad_alpha_is_refused(classification, bad):
     X, y, _ = classification
-    model = CARTClassifier(max_depth=2).fit(X, y)
+    model = CARTClassifier(max_bins=None, max_depth=2).fit(X, y)
     with pytest.raises(ParameterError, match="alpha"):
         prune_cost_complexity(model, bad)
     with pytest.raises(ParameterError, match="ccp_alpha"):
-        CARTClassifier(ccp_alpha=bad).fit(X, y)
+        CARTClassifier(max_bins=None, ccp_alpha=bad).fit(X, y)
 
 
 # ---------------------------------------------------------------------------
@@ -193,13 +193,13 @@ def noisy():
 
 def test_the_cv_table(noisy):
     X, y = noisy
-    estimator = CARTClassifier(min_samples_leaf=3)
+    estimator = CARTClassifier(max_bins=None, min_samples_leaf=3)
     chosen = select_ccp_alpha(estimator, X, y, cv=5, rule="min", random_state=0)
     table = chosen.table
     assert list(table.columns) == [
         "alpha", "alpha_cv", "n_leaves", "impurity", "cv_error", "cv_std_error",
     ]  # fmt: skip
-    full = CARTClassifier(min_samples_leaf=3).fit(X, y)
+    full = CARTClassifier(max_bins=None, min_samples_leaf=3).fit(X, y)
     alphas, impurities = cost_complexity_pruning_path(full)
     # one row per distinct subtree of the path
     np.testing.assert_array_equal(table["alpha"], np.unique(alphas))
@@ -216,7 +216,9 @@ def test_the_cv_table(noisy):
     folds = StratifiedKFold(5, shuffle=True, random_state=0)
     wrong = np.zeros(y.shape[0])
     for train, test in folds.split(X, y):
-        model = CARTClassifier(min_samples_leaf=3, ccp_alpha=table["alpha_cv"].iloc[k])
+        model = CARTClassifier(
+            max_bins=None, min_samples_leaf=3, ccp_alpha=table["alpha_cv"].iloc[k]
+        )
         wrong[test] = model.fit(X[train], y[train]).predict(X[test]) != y[test]
     assert table["cv_error"].iloc[k] == pytest.approx(wrong.mean(), abs=1e-12)
     assert table["cv_std_error"].iloc[k] == pytest.approx(wrong.std(ddof=1) / np.sqrt(800))
@@ -224,14 +226,14 @@ def test_the_cv_table(noisy):
     best = int(np.argmin(table["cv_error"].to_numpy()[::-1]))
     best = len(table) - 1 - best
     assert chosen.alpha == table["alpha_cv"].iloc[best]
-    refit = CARTClassifier(min_samples_leaf=3, ccp_alpha=chosen.alpha).fit(X, y)
+    refit = CARTClassifier(max_bins=None, min_samples_leaf=3, ccp_alpha=chosen.alpha).fit(X, y)
     assert refit.get_n_leaves() == table["n_leaves"].iloc[best]
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_one_standard_error_rule_picks_a_tree_no_larger_than_the_minimum(noisy, seed):
     X, y = noisy
-    estimator = CARTClassifier(min_samples_leaf=2)
+    estimator = CARTClassifier(max_bins=None, min_samples_leaf=2)
     low = select_ccp_alpha(estimator, X, y, cv=5, rule="min", random_state=seed)
     one_se = select_ccp_alpha(estimator, X, y, cv=5, rule="1se", random_state=seed)
     pd.testing.assert_frame_equal(low.table, one_se.table)  # the same folds
@@ -249,7 +251,9 @@ def test_one_standard_error_rule_picks_a_tree_no_larger_than_the_minimum(noisy, 
 def test_regression_alpha_by_cross_validation(regression):
     X, y, _ = regression
     X, y = X[:600], y[:600]
-    chosen = select_ccp_alpha(CARTRegressor(min_samples_leaf=5), X, y, cv=4, random_state=0)
+    chosen = select_ccp_alpha(
+        CARTRegressor(max_bins=None, min_samples_leaf=5), X, y, cv=4, random_state=0
+    )
     assert chosen.rule == "1se"
     table = chosen.table
     assert 1 < table.set_index("alpha_cv")["n_leaves"][chosen.alpha] < table["n_leaves"].iloc[0]
@@ -262,8 +266,8 @@ def test_regression_alpha_by_cross_validation(regression):
 def test_bad_selection_parameters(noisy):
     X, y = noisy
     with pytest.raises(ParameterError, match="rule"):
-        select_ccp_alpha(CARTClassifier(), X, y, rule="best")
+        select_ccp_alpha(CARTClassifier(max_bins=None), X, y, rule="best")
     with pytest.raises(ParameterError, match="cv"):
-        select_ccp_alpha(CARTClassifier(), X, y, cv=1)
+        select_ccp_alpha(CARTClassifier(max_bins=None), X, y, cv=1)
     with pytest.raises(ParameterError, match="treelearn tree estimator"):
         select_ccp_alpha(DecisionTreeClassifier(), X, y)

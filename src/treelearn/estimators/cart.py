@@ -39,12 +39,16 @@ _COMMON_PARAMETERS = """
         training, the heavier child). ``"surrogate"``: Breiman's surrogate splits.
     max_surrogates : int, default=5
         Surrogate splits kept per node with ``missing="surrogate"``.
-    max_bins : int or None, default=None
-        None: exact mode, every distinct value of a numeric column is a
-        candidate threshold (the midpoint between neighbouring values at the
-        node). An int: histogram mode, each numeric column is cut into at most
-        this many quantile bins once, and splits fall on bin edges
-        (:mod:`treelearn.data.binning`); 255 or fewer keeps codes in one byte.
+    max_bins : int or None, default=255
+        An int: histogram mode, each numeric column with more distinct values
+        than ``max_bins`` is cut into at most this many quantile bins once, and
+        splits fall on bin edges (:mod:`treelearn.data.binning`); a column with
+        fewer distinct values keeps one bin per value, so its thresholds are
+        the exact midpoints (textbook tables are unaffected). 255 or fewer keeps
+        codes in one byte. None: exact mode, every distinct value of a numeric
+        column is a candidate threshold (the midpoint between neighbouring
+        values at the node), as scikit-learn's trees; slower on large data.
+        Nominal columns are never binned: each category keeps its own code.
     n_jobs : int or None, default=None
         Threads that search the features of large nodes (None or -1: all of
         numba's threads; 1: one). The tree is the same whatever ``n_jobs`` is.
@@ -145,7 +149,7 @@ class CARTClassifier(PruningMixin, TreeClassifierMixin, ClassifierMixin, BaseTre
         categorical_features=None,
         missing="learn",
         max_surrogates=5,
-        max_bins=None,
+        max_bins=255,
         n_jobs=None,
         ccp_alpha=0.0,
         pruning=None,
@@ -219,7 +223,7 @@ class CARTRegressor(PruningMixin, RegressorMixin, BaseTree):
         categorical_features=None,
         missing="learn",
         max_surrogates=5,
-        max_bins=None,
+        max_bins=255,
         n_jobs=None,
         ccp_alpha=0.0,
         pruning=None,
