@@ -14,6 +14,7 @@ import numpy as np
 
 from treelearn._dtypes import NODE_LEAF
 from treelearn.exceptions import ParameterError
+from treelearn.pruning._kernels import match_nodes, new_order
 from treelearn.tree.structure import Tree
 
 #: Per-node statistics a pruner may overwrite (all four together).
@@ -40,33 +41,22 @@ def node_mask(tree, nodes, name="nodes"):
 
 
 def _new_order(tree, leaf, raised):
-    """Original index of every node of the pruned tree, in its new order, and the
-    new children of each new node (a list of ranges; None for a leaf)."""
-
-    def resolve(node):
-        seen = 0
-        while node in raised:
-            node = raised[node]
-            seen += 1
-            if seen > tree.node_count:
-                raise ParameterError("raised nodes form a cycle.")
-        return node
-
-    old_of_new = [resolve(0)]
-    kids_of_new = [None]
-    stack = [0]
-    while stack:
-        new = stack.pop()
-        old = old_of_new[new]
-        if leaf[old] or tree.kind[old] == NODE_LEAF:
-            continue
-        kids = [resolve(int(c)) for c in tree.children_of(old)]
-        first = len(old_of_new)
-        old_of_new.extend(kids)
-        kids_of_new.extend([None] * len(kids))
-        kids_of_new[new] = range(first, first + len(kids))
-        stack.extend(reversed(kids_of_new[new]))
-    return np.asarray(old_of_new, dtype=np.int64), kids_of_new
+    """Original index of every node of the pruned tree, in its new order, whether
+    each is internal, and the new index of its first child (see
+    :func:`~treelearn.pruning._kernels.new_order`)."""
+    n = tree.node_count
+    replacement = np.full(n, -1, dtype=np.int64)
+    for node, by in raised.items():
+        replacement[node] = by
+    old = np.empty(n, dtype=np.int64)
+    first = np.zeros(n, dtype=np.int64)
+    internal = np.zeros(n, dtype=bool)
+    count = new_order(
+        tree.kind, tree.child_ptr, tree.children, leaf, replacement, old, first, internal
+    )
+    if count < 0:
+        raise ParameterError("raised nodes form a cycle.")
+    return old[:count], first[:count], internal[:count]
 
 
 def _gather_csr(ptr, data, rows):
@@ -101,13 +91,12 @@ def prune_tree(tree, leaves=None, *, raised=None, stats=None):
         Validated; nodes renumbered as the grower numbers them.
     """
     leaf = node_mask(tree, leaves, "leaves")
-    old, kids = _new_order(tree, leaf, dict(raised or {}))
+    old, first, internal = _new_order(tree, leaf, dict(raised or {}))
     stats = {name: getattr(tree, name) for name in STAT_NAMES} | dict(stats or {})
-    internal = np.array([k is not None for k in kids], dtype=bool)
-    n_children = np.array([len(k) if k is not None else 0 for k in kids], dtype=np.int64)
-    children = np.concatenate(
-        [np.asarray(k, dtype=np.int64) for k in kids if k is not None] or [np.empty(0, np.int64)]
-    )
+    n_children = np.where(internal, np.diff(tree.child_ptr)[old], 0)
+    # a node's children are numbered together: first, first + 1, ...
+    offsets = np.cumsum(n_children) - n_children
+    children = np.repeat(first - offsets, n_children) + np.arange(n_children.sum())
     split_nodes = np.where(internal, old, -1)
     keep = old[internal]
     # Category maps and surrogates of the nodes that stay internal; empty for new leaves.
@@ -150,27 +139,31 @@ def prune_tree(tree, leaves=None, *, raised=None, stats=None):
     return new.validate()
 
 
-def _same_split(a, i, b, j):
-    """Nodes ``a[i]`` and ``b[j]`` (both internal) make the same test."""
-    if not (
-        a.feature[i] == b.feature[j]
-        and a.kind[i] == b.kind[j]
-        and a.missing_child[i] == b.missing_child[j]
-        and (
-            a.threshold[i] == b.threshold[j]
-            or (np.isnan(a.threshold[i]) and np.isnan(b.threshold[j]))
-        )
-    ):
-        return False
-    cats_a = a.category_child[a.category_ptr[i] : a.category_ptr[i + 1]]
-    cats_b = b.category_child[b.category_ptr[j] : b.category_ptr[j + 1]]
-    sur_a = a.surrogate_feature[a.surrogate_ptr[i] : a.surrogate_ptr[i + 1]]
-    sur_b = b.surrogate_feature[b.surrogate_ptr[j] : b.surrogate_ptr[j + 1]]
+def _match_arrays(tree):
+    """The arrays :func:`~treelearn.pruning._kernels.match_nodes` compares."""
     return (
-        np.array_equal(cats_a, cats_b)
-        and np.array_equal(sur_a, sur_b)
-        and a.children_of(i).shape == b.children_of(j).shape
+        tree.n_samples,
+        np.ascontiguousarray(tree.value, dtype=np.float64),
+        tree.weight,
+        tree.kind,
+        tree.feature,
+        tree.threshold,
+        tree.missing_child,
+        tree.category_ptr,
+        tree.category_child,
+        tree.surrogate_ptr,
+        tree.surrogate_feature,
+        tree.child_ptr,
+        tree.children,
     )
+
+
+def _walk_both(a, b, rtol, strict):
+    n = a.node_count
+    out_a = np.empty(n, dtype=np.int64)
+    out_b = np.empty(n, dtype=np.int64)
+    count = match_nodes(_match_arrays(a), _match_arrays(b), float(rtol), strict, out_a, out_b)
+    return (None, None) if count < 0 else (out_a[:count], out_b[:count])
 
 
 def subtree_node_map(a, b, rtol=1e-9):
@@ -185,21 +178,11 @@ def subtree_node_map(a, b, rtol=1e-9):
     """
     if a.n_features != b.n_features or a.n_classes != b.n_classes:
         return None
+    nodes_a, nodes_b = _walk_both(a, b, rtol, True)
+    if nodes_a is None:
+        return None
     where = np.full(a.node_count, -1, dtype=np.int64)
-    stack = [(0, 0)]
-    while stack:
-        i, j = stack.pop()
-        where[i] = j
-        if a.n_samples[i] != b.n_samples[j] or not (
-            np.allclose(a.value[i], b.value[j], rtol=rtol, atol=0)
-            and np.isclose(a.weight[i], b.weight[j], rtol=rtol, atol=0)
-        ):
-            return None
-        if a.kind[i] == NODE_LEAF:
-            continue
-        if b.kind[j] == NODE_LEAF or not _same_split(a, i, b, j):
-            return None
-        stack.extend(zip(a.children_of(i).tolist(), b.children_of(j).tolist(), strict=True))
+    where[nodes_a] = nodes_b
     return where
 
 
@@ -213,23 +196,8 @@ def matching_nodes(pruned, original, rtol=1e-9):
     unchanged there: reached from the root through the same tests, with the same
     ``value``, ``n_samples`` and ``weight``. Below a node that differs (a raised
     subtree, recounted statistics) nothing is matched."""
-    matched = {}
-    stack = [(0, 0)]
-    while stack:
-        i, j = stack.pop()
-        if pruned.n_samples[i] != original.n_samples[j] or not (
-            np.allclose(pruned.value[i], original.value[j], rtol=rtol, atol=0)
-            and np.isclose(pruned.weight[i], original.weight[j], rtol=rtol, atol=0)
-        ):
-            continue
-        matched[i] = j
-        if pruned.kind[i] == NODE_LEAF or original.kind[j] == NODE_LEAF:
-            continue
-        if _same_split(pruned, i, original, j):
-            stack.extend(
-                zip(pruned.children_of(i).tolist(), original.children_of(j).tolist(), strict=True)
-            )
-    return matched
+    nodes_pruned, nodes_original = _walk_both(pruned, original, rtol, False)
+    return dict(zip(nodes_pruned.tolist(), nodes_original.tolist(), strict=True))
 
 
 def carry_split_records(records, original, pruned):

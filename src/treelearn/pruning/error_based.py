@@ -9,13 +9,10 @@ leaves'. Bottom-up, C4.5 replaces a subtree by a leaf, or by its largest
 branch (*subtree raising*), when that does not predict more errors.
 """
 
-import sys
-
 import numpy as np
 from scipy.stats import norm
 from sklearn.utils.class_weight import compute_sample_weight
 
-from treelearn._dtypes import MISSING_BY_WEIGHT, NODE_LEAF
 from treelearn.data.target import validate_sample_weight
 from treelearn.exceptions import DataError, ParameterError
 from treelearn.pruning._common import (
@@ -23,12 +20,11 @@ from treelearn.pruning._common import (
     check_real,
     encode_target_like,
     fitted_tree,
-    postorder_internal,
     require_classifier,
     training_errors,
     with_tree,
 )
-from treelearn.pruning._kernels import branch_of_rows
+from treelearn.pruning._kernels import added_errors_kernel, c45_prune, collapse_nodes
 from treelearn.pruning._subtree import prune_tree
 from treelearn.tree.structure import _kernel_matrix
 
@@ -36,8 +32,6 @@ DEVIATES = ("normal", "c45_table")
 #: C4.5's table of confidence levels and normal deviates (stats.c), interpolated linearly.
 _C45_LEVELS = np.array([0, 0.001, 0.005, 0.01, 0.05, 0.10, 0.20, 0.40, 1.00])
 _C45_DEVIATES = np.array([4.0, 3.09, 2.58, 2.33, 1.65, 1.28, 0.84, 0.25, 0.00])
-#: C4.5 (prune.c) prefers the simpler tree when it predicts at most 0.1 more errors.
-_SLACK = 0.1
 #: FormTree's tolerance (defns.i, ``Epsilon``).
 _EPSILON = 1e-3
 
@@ -76,22 +70,6 @@ def deviate_squared(cf, deviate="normal"):
     return z * z
 
 
-def _added_errors(n, e, cf, coeff):
-    if n <= 0:
-        return 0.0
-    if e < 1e-6:
-        return n * (1.0 - np.exp(np.log(cf) / n))
-    if e < 0.9999:
-        base = n * (1.0 - np.exp(np.log(cf) / n))
-        return base + e * (_added_errors(n, 1.0, cf, coeff) - base)
-    if e + 0.5 >= n:
-        return 0.67 * (n - e)
-    p = (e + 0.5 + coeff / 2 + np.sqrt(coeff * ((e + 0.5) * (1 - (e + 0.5) / n) + coeff / 4))) / (
-        n + coeff
-    )
-    return n * p - e
-
-
 def added_errors(n, errors, cf=0.25, deviate="normal"):
     """C4.5's ``AddErrs(N, E)``: the errors to add to ``E`` observed errors among ``N`` cases.
 
@@ -123,7 +101,7 @@ def added_errors(n, errors, cf=0.25, deviate="normal"):
     the Release 8 sources (stats.c, prune.c). Morgan Kaufmann.
     """
     coeff = deviate_squared(cf, deviate)
-    return float(_added_errors(float(n), float(errors), float(cf), coeff))
+    return float(added_errors_kernel(float(n), float(errors), float(np.log(cf)), coeff))
 
 
 def upper_error_limit(errors, n, cf=0.25, deviate="normal"):
@@ -140,118 +118,40 @@ def upper_error_limit(errors, n, cf=0.25, deviate="normal"):
     return (float(errors) + added_errors(n, errors, cf, deviate)) / n
 
 
-class _C45Pruner:
-    """C4.5's ``EstimateErrors`` (prune.c) over a Tree and the training rows.
-
-    State changes as C4.5 rewrites its tree in place: ``pruned`` nodes became
-    leaves, ``raised[t] = b`` means node ``t`` was replaced by its branch
-    ``b``; ``leaf_class`` is C4.5's ``T->Leaf``; ``value``, ``weight``,
-    ``n_samples`` are recounted for every node the cases reach.
-    """
-
-    def __init__(self, tree, X, y, cf, coeff, raising):
-        self.tree, self.X, self.y, self.cf, self.coeff = tree, X, y, cf, coeff
-        self.raising = raising
-        self.nodes, self.surrogates = tree._kernel_args()
-        self.pruned = np.zeros(tree.node_count, dtype=bool)
-        self.raised = {}
-        self.leaf_class = np.argmax(tree.value, axis=1)
-        self.value = tree.value.copy()
-        self.weight = np.zeros(tree.node_count)
-        self.n_samples = np.zeros(tree.node_count, dtype=np.int64)
-        self.errors = np.zeros(tree.node_count)
-
-    def resolve(self, node):
-        while node in self.raised:
-            node = self.raised[node]
-        return node
-
-    def is_leaf(self, node):
-        return self.pruned[node] or self.tree.kind[node] == NODE_LEAF
-
-    def leaf_estimate(self, t, rows, w, update):
-        dist = np.bincount(self.y[rows], weights=w, minlength=self.tree.n_classes)
-        cases = float(dist.sum())
-        best = self.leaf_class[t]
-        if dist.max() > dist[best]:
-            best = int(np.argmax(dist))
-        leaf_errors = cases - dist[best]
-        if update:
-            if cases > 0:
-                self.value[t] = dist
-            self.weight[t] = cases
-            self.n_samples[t] = int(np.count_nonzero(w > 0))
-            self.leaf_class[t] = best
-        return leaf_errors + _added_errors(cases, leaf_errors, self.cf, self.coeff)
-
-    def clear(self, node):
-        """No case reaches ``node``'s subtree: no weight, no rows (values kept)."""
-        stack = [node]
-        while stack:
-            n = stack.pop()
-            self.weight[n] = 0.0
-            self.n_samples[n] = 0
-            stack.extend(self.tree.children_of(n).tolist())
-            if n in self.raised:
-                stack.append(self.raised[n])
-
-    def shares(self, t, branch, known, w):
-        """C4.5's ``Factor`` per branch (known cases' share) and which branches get cases."""
-        n_kids = self.tree.children_of(t).shape[0]
-        known_w = np.bincount(branch[known], weights=w[known], minlength=n_kids)
-        if known_w.sum() > 0:
-            return known_w / known_w.sum(), np.bincount(branch[known], minlength=n_kids) > 0
-        # No case here knows the tested value (C4.5 would divide by zero): the
-        # children's training weights share out the cases.
-        kid_w = self.tree.weight[self.tree.children_of(t)]
-        factor = kid_w / kid_w.sum() if kid_w.sum() > 0 else np.full(n_kids, 1.0 / n_kids)
-        return factor, factor > 0
-
-    def estimate(self, t, rows, w, update):
-        leaf_total = self.leaf_estimate(t, rows, w, update)
-        if self.is_leaf(t):
-            if update:
-                self.errors[t] = leaf_total
-            return leaf_total
-        branch = np.empty(rows.shape[0], dtype=np.int64)
-        branch_of_rows(self.X, rows, t, self.nodes, self.surrogates, branch)
-        known = branch != MISSING_BY_WEIGHT
-        factor, visit = self.shares(t, branch, known, w)
-        unknown = ~known
-        kids = self.tree.children_of(t)
-        tree_errors, max_factor, largest = 0.0, 0.0, -1
-        for v in range(kids.shape[0]):
-            if not visit[v]:
-                if update:
-                    self.clear(self.resolve(int(kids[v])))
-                continue
-            if factor[v] >= max_factor:
-                largest, max_factor = v, factor[v]
-            sel = known & (branch == v)
-            tree_errors += self.estimate(
-                self.resolve(int(kids[v])),
-                np.concatenate([rows[sel], rows[unknown]]),
-                np.concatenate([w[sel], w[unknown] * factor[v]]),
-                update,
-            )
-        if not update:
-            return tree_errors
-        return self.decide(t, rows, w, leaf_total, tree_errors, int(kids[largest]))
-
-    def decide(self, t, rows, w, leaf_total, tree_errors, largest):
-        """Keep ``t``, make it a leaf, or raise its largest branch (prune.c)."""
-        largest = self.resolve(largest)
-        branch_errors = self.estimate(largest, rows, w, False) if self.raising else np.inf
-        if leaf_total <= branch_errors + _SLACK and leaf_total <= tree_errors + _SLACK:
-            self.pruned[t] = True
-            self.errors[t] = leaf_total
-        elif branch_errors <= tree_errors + _SLACK:
-            self.estimate(largest, rows, w, True)
-            self.raised[t] = largest
-            return self.errors[self.resolve(largest)]
-        else:
-            self.errors[t] = tree_errors
-        return self.errors[t]
+def _c45_estimate(tree, X, y, rows, row_weight, cf, coeff, raising):
+    """C4.5's ``EstimateErrors`` (prune.c) over ``tree`` and the training rows
+    (:func:`~treelearn.pruning._kernels.c45_prune`). Returns the state C4.5
+    leaves in its tree: ``pruned`` (nodes made leaves), ``raised`` ({node:
+    the branch that replaced it}) and the recounted ``value``, ``weight`` and
+    ``n_samples`` of every node the cases reach (the others keep theirs)."""
+    n = tree.node_count
+    nodes, surrogates = tree._kernel_args()
+    pruned = np.zeros(n, dtype=bool)
+    raised = np.full(n, -1, dtype=np.int64)
+    value = np.array(tree.value, dtype=np.float64, order="C")
+    weight = np.zeros(n)
+    n_samples = np.zeros(n, dtype=np.int64)
+    c45_prune(
+        X,
+        y,
+        rows.astype(np.int64),
+        np.ascontiguousarray(row_weight, dtype=np.float64),
+        nodes,
+        surrogates,
+        float(np.log(cf)),
+        float(coeff),
+        bool(raising),
+        np.argmax(tree.value, axis=1).astype(np.int64),
+        value,
+        weight,
+        n_samples,
+        pruned,
+        raised,
+        np.zeros(n),
+    )
+    where = np.flatnonzero(raised >= 0)
+    raised = dict(zip(where.tolist(), raised[where].tolist(), strict=True))
+    return pruned, raised, value, weight, n_samples
 
 
 def _impurity(value, criterion):
@@ -263,15 +163,10 @@ def _impurity(value, criterion):
     return -(p * logs).sum(axis=1)
 
 
-def _recounted_stats(tree, pruner, criterion):
-    changed = ~np.all(np.isclose(pruner.value, tree.value, rtol=1e-12, atol=0), axis=1)
-    impurity = np.where(changed, _impurity(pruner.value, criterion), tree.impurity)
-    return {
-        "value": pruner.value,
-        "n_samples": pruner.n_samples,
-        "weight": pruner.weight,
-        "impurity": impurity,
-    }
+def _recounted_stats(tree, value, weight, n_samples, criterion):
+    changed = ~np.all(np.isclose(value, tree.value, rtol=1e-12, atol=0), axis=1)
+    impurity = np.where(changed, _impurity(value, criterion), tree.impurity)
+    return {"value": value, "n_samples": n_samples, "weight": weight, "impurity": impurity}
 
 
 def prune_error_based(
@@ -354,26 +249,20 @@ def error_based_tree(
     if class_weight is not None:
         weight = weight * compute_sample_weight(class_weight, model.classes_[target])
     rows = np.flatnonzero(weight > 0)
-    pruner = _C45Pruner(tree, matrix, target, cf, coeff, bool(subtree_raising))
-    limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(limit, 8 * tree.max_depth + 200))
-    try:
-        pruner.estimate(0, rows, weight[rows], True)
-    finally:
-        sys.setrecursionlimit(limit)
-    stats = _recounted_stats(tree, pruner, getattr(model, "criterion", "entropy"))
-    return prune_tree(tree, pruner.pruned, raised=pruner.raised, stats=stats)
+    pruned, raised, value, counted, n_samples = _c45_estimate(
+        tree, matrix, target, rows, weight[rows], cf, coeff, subtree_raising
+    )
+    criterion = getattr(model, "criterion", "entropy")
+    stats = _recounted_stats(tree, value, counted, n_samples, criterion)
+    return prune_tree(tree, pruned, raised=raised, stats=stats)
 
 
 def collapse_leaves(tree):
     """Nodes FormTree's rule collapses (see :func:`prune_collapse`)."""
-    errors = training_errors(tree)
-    subtree = errors.copy()
     leaves = np.zeros(tree.node_count, dtype=bool)
-    for node in postorder_internal(tree):
-        below = subtree[tree.children_of(node)].sum()
-        leaves[node] = below >= errors[node] - _EPSILON
-        subtree[node] = below
+    collapse_nodes(
+        training_errors(tree), tree.kind, tree.child_ptr, tree.children, _EPSILON, leaves
+    )
     return leaves
 
 
