@@ -56,6 +56,57 @@ def _split_gain(parent_cost, left, right, criterion):
     return parent_cost - weighted_impurity(left, criterion) - weighted_impurity(right, criterion)
 
 
+@njit(cache=True, inline="always")
+def _try_cut(prev, code, left, right, with_missing, missing, known, total, has_missing,
+             parent_cost, criterion, is_classification, min_count, min_weight, best):  # fmt: skip
+    """Try the cut between the present codes ``prev`` and ``code`` (``left``: the
+    known rows up to ``prev``), missing rows right and then left; keeps the
+    better in ``best`` (the threshold scans' step)."""
+    n_channels = total.shape[0]
+    for c in range(n_channels):
+        right[c] = known[c] - left[c]
+    if _side_ok(left, is_classification, min_count, min_weight) and _side_ok(
+        right, is_classification, min_count, min_weight
+    ):
+        gain = _split_gain(parent_cost, left, right, criterion)
+        if gain > best[0]:
+            best[0] = gain
+            best[1] = prev
+            best[2] = code
+            best[3] = 0.0
+    if has_missing:
+        for c in range(n_channels):
+            with_missing[c] = left[c] + missing[c]
+            right[c] = total[c] - with_missing[c]
+        if _side_ok(with_missing, is_classification, min_count, min_weight) and _side_ok(
+            right, is_classification, min_count, min_weight
+        ):
+            gain = _split_gain(parent_cost, with_missing, right, criterion)
+            if gain > best[0]:
+                best[0] = gain
+                best[1] = prev
+                best[2] = code
+                best[3] = 1.0
+
+
+@njit(cache=True, inline="always")
+def _try_missing_apart(prev, left, missing, has_missing, parent_cost, criterion,
+                       is_classification, min_count, min_weight, best):  # fmt: skip
+    """Try "every known value left (up to ``prev``), missing rows right"."""
+    if (
+        has_missing
+        and prev >= 0
+        and _side_ok(left, is_classification, min_count, min_weight)
+        and _side_ok(missing, is_classification, min_count, min_weight)
+    ):
+        gain = _split_gain(parent_cost, left, missing, criterion)
+        if gain > best[0]:
+            best[0] = gain
+            best[1] = prev
+            best[2] = -1
+            best[3] = 0.0
+
+
 @njit(cache=True, _nrt=False)
 def scan_threshold(
     hist,
@@ -116,45 +167,15 @@ def scan_threshold(
             continue
         n_present += 1
         if prev >= 0:
-            for c in range(n_channels):
-                right[c] = known[c] - left[c]
-            if _side_ok(left, is_classification, min_count, min_weight) and _side_ok(
-                right, is_classification, min_count, min_weight
-            ):
-                gain = _split_gain(parent_cost, left, right, criterion)
-                if gain > best[0]:
-                    best[0] = gain
-                    best[1] = prev
-                    best[2] = i
-                    best[3] = 0.0
-            if has_missing:
-                for c in range(n_channels):
-                    with_missing[c] = left[c] + missing[c]
-                    right[c] = total[c] - with_missing[c]
-                if _side_ok(with_missing, is_classification, min_count, min_weight) and _side_ok(
-                    right, is_classification, min_count, min_weight
-                ):
-                    gain = _split_gain(parent_cost, with_missing, right, criterion)
-                    if gain > best[0]:
-                        best[0] = gain
-                        best[1] = prev
-                        best[2] = i
-                        best[3] = 1.0
+            _try_cut(
+                prev, i, left, right, with_missing, missing, known, total, has_missing,
+                parent_cost, criterion, is_classification, min_count, min_weight, best,
+            )  # fmt: skip
         for c in range(n_channels):
             left[c] += hist[i, c]
         prev = i
-    if (
-        has_missing
-        and prev >= 0
-        and _side_ok(left, is_classification, min_count, min_weight)
-        and _side_ok(missing, is_classification, min_count, min_weight)
-    ):
-        gain = _split_gain(parent_cost, left, missing, criterion)
-        if gain > best[0]:
-            best[0] = gain
-            best[1] = prev
-            best[2] = -1
-            best[3] = 0.0
+    _try_missing_apart(prev, left, missing, has_missing, parent_cost, criterion,
+                       is_classification, min_count, min_weight, best)  # fmt: skip
     if best[0] > -np.inf and not identity:
         best[1] = bin_codes[int(best[1])]
         if best[2] >= 0:
@@ -796,45 +817,15 @@ def scan_small_node(
             i += 1
         n_present += 1
         if prev >= 0:
-            for c in range(n_channels):
-                right[c] = total[c] - left[c]
-            if _side_ok(left, is_classification, min_count, min_weight) and _side_ok(
-                right, is_classification, min_count, min_weight
-            ):
-                gain = _split_gain(parent_cost, left, right, criterion)
-                if gain > best[0]:
-                    best[0] = gain
-                    best[1] = prev
-                    best[2] = code
-                    best[3] = 0.0
-            if has_missing:
-                for c in range(n_channels):
-                    with_missing[c] = left[c] + missing[c]
-                    right[c] = total[c] - with_missing[c]
-                if _side_ok(with_missing, is_classification, min_count, min_weight) and _side_ok(
-                    right, is_classification, min_count, min_weight
-                ):
-                    gain = _split_gain(parent_cost, with_missing, right, criterion)
-                    if gain > best[0]:
-                        best[0] = gain
-                        best[1] = prev
-                        best[2] = code
-                        best[3] = 1.0
+            _try_cut(
+                prev, code, left, right, with_missing, missing, total, total, has_missing,
+                parent_cost, criterion, is_classification, min_count, min_weight, best,
+            )  # fmt: skip
         for c in range(n_channels):
             left[c] += group[c]
         prev = code
-    if (
-        has_missing
-        and prev >= 0
-        and _side_ok(left, is_classification, min_count, min_weight)
-        and _side_ok(missing, is_classification, min_count, min_weight)
-    ):
-        gain = _split_gain(parent_cost, left, missing, criterion)
-        if gain > best[0]:
-            best[0] = gain
-            best[1] = prev
-            best[2] = -1
-            best[3] = 0.0
+    _try_missing_apart(prev, left, missing, has_missing, parent_cost, criterion,
+                       is_classification, min_count, min_weight, best)  # fmt: skip
     return n_present
 
 
