@@ -1,15 +1,23 @@
 """Histogram mode: quantile bin edges, bin codes, and trees grown on bins."""
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.datasets import make_classification, make_regression
 
 from treelearn import CARTClassifier, CARTRegressor
-from treelearn.data.binning import encode_numeric_binned, quantile_bin_edges
-from treelearn.data.dataset import build_dataset
-from treelearn.data.schema import RawColumn
+from treelearn._dtypes import code_dtype_for
+from treelearn.data import _kernels, binning
+from treelearn.data.binning import (
+    encode_numeric_binned,
+    midpoint_quantiles,
+    padded,
+    quantile_bin_edges,
+)
+from treelearn.data.dataset import build_dataset, encode_table
+from treelearn.data.schema import RawColumn, read_table
 from treelearn.growing import grower
 
 
@@ -64,7 +72,7 @@ def test_enough_bins_grow_the_exact_tree():
     """With a bin per distinct value the tree makes the same splits of the training rows
     (thresholds are the global neighbour midpoints instead of the node's)."""
     X, y = make_classification(3000, 6, random_state=2)
-    exact = CARTClassifier(max_depth=6).fit(X, y)
+    exact = CARTClassifier(max_depth=6, max_bins=None).fit(X, y)
     binned = CARTClassifier(max_depth=6, max_bins=10**6).fit(X, y)
     np.testing.assert_array_equal(binned.tree_.feature, exact.tree_.feature)
     np.testing.assert_array_equal(binned.apply(X), exact.apply(X))
@@ -73,7 +81,8 @@ def test_enough_bins_grow_the_exact_tree():
 def test_binned_trees_keep_their_accuracy():
     X, y = make_classification(20000, 10, random_state=0)
     train, test = slice(0, 15000), slice(15000, None)
-    exact = CARTClassifier(max_depth=8).fit(X[train], y[train]).score(X[test], y[test])
+    exact = CARTClassifier(max_depth=8, max_bins=None).fit(X[train], y[train])
+    exact = exact.score(X[test], y[test])
     binned = CARTClassifier(max_depth=8, max_bins=255).fit(X[train], y[train])
     assert binned.score(X[test], y[test]) == pytest.approx(exact, abs=0.01)
     # Every threshold is a bin edge of its feature.
@@ -121,3 +130,229 @@ def test_max_bins_is_checked():
     X, y = make_classification(100, 4, random_state=0)
     with pytest.raises(ParameterError, match="max_bins must be an integer >= 2"):
         CARTClassifier(max_bins=1).fit(X, y)
+
+
+# ---------------------------------------------------------------------------
+# Fast binning: the kernels, the quantiles, the subsample
+# ---------------------------------------------------------------------------
+
+
+def _reference_edges(known_values, max_bins):
+    """The bin edges as computed before the subsample (np.unique and np.quantile
+    on the full column)."""
+    distinct = np.unique(known_values)
+    if distinct.shape[0] <= max_bins:
+        edges = distinct[:-1] / 2.0 + distinct[1:] / 2.0
+        return np.where(edges == distinct[1:], distinct[:-1], edges)
+    quantiles = np.linspace(0.0, 1.0, max_bins + 1)[1:-1]
+    edges = np.unique(np.quantile(known_values, quantiles, method="midpoint"))
+    edges = edges[edges < distinct[-1]]
+    counts = np.bincount(np.searchsorted(edges, distinct, side="left"), minlength=edges.size + 1)
+    return edges[counts[:-1] > 0]
+
+
+def _messy_column(rng, n, float32=False):
+    """Ties, NaN, -0.0 and 0.0, a few huge values."""
+    x = rng.standard_normal(n)
+    x = np.where(rng.random(n) < 0.3, np.round(x, 1), x)
+    x[rng.random(n) < 0.1] = 0.0
+    x[rng.random(n) < 0.1] = -0.0
+    x[rng.random(n) < 0.01] = 1e30
+    x[rng.random(n) < 0.05] = np.nan
+    if float32:
+        x = x.astype(np.float32).astype(np.float64)
+    return x
+
+
+small_floats = st.one_of(
+    st.floats(-1e6, 1e6, allow_nan=False, width=32),
+    st.sampled_from([0.0, -0.0, 1.0, np.nan, 1e-300, -1e300]),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    values=st.lists(small_floats, min_size=0, max_size=300),
+    edges=st.lists(st.floats(-1e6, 1e6, allow_nan=False), min_size=0, max_size=300),
+    parallel=st.booleans(),
+)
+def test_bin_kernels_equal_searchsorted(values, edges, parallel):
+    values = np.asarray(values, dtype=np.float64)
+    edges = np.unique(np.asarray(edges, dtype=np.float64))
+    missing_code = edges.shape[0] + 1
+    out = np.empty(values.shape[0], dtype=code_dtype_for(missing_code))
+    table, depth = padded(edges)
+    kernel = _kernels.bin_codes_parallel if parallel else _kernels.bin_codes_serial
+    kernel(values, table, depth, missing_code, out)
+    expected = np.searchsorted(edges, values, side="left")
+    expected[np.isnan(values)] = missing_code
+    np.testing.assert_array_equal(out, expected)
+
+
+@pytest.mark.parametrize("float32", [False, True])
+@pytest.mark.parametrize("n_rows", [1000, _kernels.PARALLEL_MIN_ROWS + 123])
+def test_bin_codes_equal_searchsorted_on_messy_columns(n_rows, float32):
+    rng = np.random.default_rng(n_rows)
+    x = _messy_column(rng, n_rows, float32)
+    for max_bins in (2, 7, 255, 4000):
+        codes, edges = encode_numeric_binned(_column(x), max_bins)
+        known = ~np.isnan(x)
+        assert codes.dtype == code_dtype_for(edges.shape[0] + 1)
+        np.testing.assert_array_equal(codes[known], np.searchsorted(edges, x[known], side="left"))
+        np.testing.assert_array_equal(codes[~known], edges.shape[0] + 1)
+        np.testing.assert_array_equal(edges, _reference_edges(x[known], max_bins))
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    values=st.lists(st.sampled_from([-2.5, -1.0, -0.0, 0.0, 0.1, 3.0, 7.0, 1e300]), min_size=1)
+    | st.lists(st.floats(-1e3, 1e3, allow_nan=False), min_size=1, max_size=400),
+    max_bins=st.integers(2, 300),
+)
+def test_midpoint_quantiles_are_numpys_bit_for_bit(values, max_bins):
+    values = np.asarray(values, dtype=np.float64)
+    distinct, counts = np.unique(values, return_counts=True)
+    quantiles = np.linspace(0.0, 1.0, max_bins + 1)[1:-1]
+    expected = np.quantile(values, quantiles, method="midpoint")
+    np.testing.assert_array_equal(midpoint_quantiles(distinct, counts, max_bins), expected)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    values=st.lists(small_floats, min_size=1, max_size=200).filter(lambda v: not np.isnan(v).all()),
+    max_bins=st.integers(2, 40),
+)
+def test_edges_without_a_sample_are_the_full_columns(values, max_bins):
+    values = np.asarray(values, dtype=np.float64)
+    known = values[~np.isnan(values)]
+    np.testing.assert_array_equal(
+        quantile_bin_edges(known, max_bins), _reference_edges(known, max_bins)
+    )
+
+
+@pytest.fixture
+def small_sample(monkeypatch):
+    """A sample of 2,000 rows, so that the subsample shows on small columns."""
+    monkeypatch.setattr(binning, "BIN_SAMPLE_ROWS", 2000)
+    return 2000
+
+
+def test_large_columns_take_their_edges_from_a_deterministic_sample(small_sample):
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal(20 * small_sample)
+    edges = quantile_bin_edges(x, 64)
+    binning.sample_positions.cache_clear()
+    np.testing.assert_array_equal(quantile_bin_edges(x.copy(), 64), edges)
+    # The sample: sorted, distinct positions, the same for every column of that length.
+    positions = binning.sample_positions(x.shape[0], small_sample)
+    assert positions.shape == (small_sample,)
+    assert np.all(np.diff(positions) > 0)
+    assert not positions.flags.writeable
+    np.testing.assert_array_equal(edges, _reference_edges(x[positions], 64))
+    # ...and its quantiles are close to the full column's: bins of about 1/64 of the rows.
+    counts = np.bincount(np.searchsorted(edges, x), minlength=64)
+    assert counts.shape == (64,)
+    assert counts.min() > 0.6 * x.shape[0] / 64
+    assert counts.max() < 1.4 * x.shape[0] / 64
+
+
+def test_few_distinct_values_stay_exact_when_the_sample_misses_some(small_sample):
+    rng = np.random.default_rng(1)
+    n = 50 * small_sample
+    x = rng.integers(0, 40, n).astype(np.float64)
+    rare = rng.choice(n, 5, replace=False)
+    x[rare] = [100.5, 200.25, -7.0, 41.5, 1e9]  # five values the sample most likely misses
+    x[rng.random(n) < 0.01] = np.nan
+    positions = binning.sample_positions(int((~np.isnan(x)).sum()), small_sample)
+    assert np.unique(x[~np.isnan(x)][positions]).shape[0] < 45  # the sample missed some
+    codes, edges = encode_numeric_binned(_column(x), 255)
+    known = ~np.isnan(x)
+    distinct = np.unique(x[known])
+    assert distinct.shape[0] == 45
+    np.testing.assert_array_equal(edges, _reference_edges(x[known], 255))
+    np.testing.assert_array_equal(codes[known], np.searchsorted(distinct, x[known]))
+    # With the values the sample missed the column passes max_bins: the full column's
+    # quantiles, as without a sample.
+    codes, edges = encode_numeric_binned(_column(x), 42)
+    np.testing.assert_array_equal(edges, _reference_edges(x[known], 42))
+    np.testing.assert_array_equal(codes[known], np.searchsorted(edges, x[known]))
+
+
+def test_textbook_thresholds_are_midpoints_with_a_sample(small_sample):
+    """A large column of few values keeps the exact midpoint thresholds."""
+    rng = np.random.default_rng(2)
+    X = rng.choice(
+        [64.0, 65.0, 68.0, 69.0, 70.0, 71.0, 72.0, 75.0, 80.0, 81.0, 83.0, 85.0],
+        (10 * small_sample, 1),
+    )
+    y = (X[:, 0] > 70.5).astype(int)
+    model = CARTClassifier(max_depth=1, max_bins=255).fit(X, y)
+    assert model.tree_.threshold[0] == 70.5
+
+
+def test_max_bins_255_codes_fit_one_byte_with_the_missing_code():
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((5000, 3)).astype(np.float32)
+    X[rng.random(X.shape) < 0.05] = np.nan
+    dataset = build_dataset(X, max_bins=255)
+    assert dataset.codes.dtype == np.uint8
+    assert dataset.codes.flags.f_contiguous
+    np.testing.assert_array_equal(dataset.n_codes, [255, 255, 255])  # 254 edges: 255 bins
+    np.testing.assert_array_equal(dataset.codes[np.isnan(X)], 255)  # the missing code
+    assert int(dataset.codes[~np.isnan(X)].max()) == 254
+    for f in range(3):
+        known = ~np.isnan(X[:, f])
+        np.testing.assert_array_equal(
+            dataset.codes[known, f],
+            np.searchsorted(dataset.bin_edges[f], X[known, f].astype(np.float64)),
+        )
+
+
+def test_encoding_builds_no_wide_code_matrix():
+    """The codes go straight into the narrow matrix: no int64 matrix on the way."""
+    import tracemalloc
+
+    n, p = 100_000, 12
+    X = np.random.default_rng(4).standard_normal((n, p))
+    table = read_table(X)
+    encode_table(table, 255), encode_table(table, None)  # compile first
+    for max_bins in (255, None):
+        tracemalloc.start()
+        dataset = encode_table(table, max_bins)
+        kept, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        # What stays: the matrix, in one byte a cell with 255 bins, and the per-feature
+        # values or edges.
+        assert dataset.codes.dtype == (np.uint8 if max_bins else np.uint32)
+        arrays = dataset.numeric_values + dataset.bin_edges
+        per_feature = sum(v.nbytes for v in arrays if v is not None)
+        assert kept < dataset.codes.nbytes + per_feature + 100_000
+        # On the way: one column's temporaries at a time (a copy of the column, the radix
+        # sort's keys and row numbers, twice: 32 bytes a row), never a matrix of wide
+        # codes (8 bytes a cell: 96 bytes a row here).
+        assert peak - kept < 6 * 8 * n, (max_bins, peak, kept)
+
+
+def test_a_nominal_column_is_never_binned():
+    """300 categories with max_bins=255: one code each (uint16), split exactly."""
+    rng = np.random.default_rng(5)
+    n_categories = 300
+    labels = np.array([f"c{k:03d}" for k in range(n_categories)], dtype=object)
+    index = np.concatenate([np.arange(n_categories), rng.integers(0, n_categories, 2700)])
+    frame = pd.DataFrame(
+        {"category": pd.Categorical(labels[index], categories=labels), "x": rng.normal(size=3000)}
+    )
+    dataset = build_dataset(frame, max_bins=255)
+    assert dataset.codes.dtype == np.uint16
+    assert dataset.n_codes[0] == n_categories
+    assert dataset.bin_edges[0] is None
+    np.testing.assert_array_equal(dataset.codes[:, 0], index)
+    # A regression tree on y = category number separates every category.
+    y = index.astype(np.float64)
+    model = CARTRegressor(max_bins=255).fit(frame, y)
+    np.testing.assert_array_equal(model.predict(frame), y)
+    assert model.get_n_leaves() == n_categories
+    # Binary classes: one subset split of the categories is enough.
+    classes = index % 2
+    clf = CARTClassifier(max_bins=255, max_depth=1).fit(frame, classes)
+    assert clf.score(frame, classes) == 1.0

@@ -10,6 +10,7 @@ from hypothesis.extra.numpy import arrays
 from treelearn import CARTClassifier, CARTRegressor
 from treelearn.data.dataset import build_dataset
 from treelearn.data.encoding import numeric_threshold
+from treelearn.data.schema import read_table
 
 SETTINGS = settings(max_examples=100, deadline=None)
 
@@ -204,3 +205,124 @@ def test_data_threshold_is_the_training_value_the_midpoint_rounds_below():
     assert dataset.threshold(0, 0, 2) < 0.561
     assert dataset.data_threshold(0, 0, 2) == 0.561
     assert dataset.data_threshold(0, 2, 3) == 0.565  # midpoint 0.7325: the value below it
+
+
+# ---------------------------------------------------------------------------
+# Nominal columns read from their codes (pandas category, pandas strings)
+# ---------------------------------------------------------------------------
+
+
+def _nominal_frames(n=500, seed=0):
+    """The same nominal data as a category column (declared order, an unused category),
+    a pandas string column and an object column."""
+    rng = np.random.default_rng(seed)
+    values = rng.choice(np.array(["pear", "apple", "fig", "kiwi"], dtype=object), n)
+    values[rng.random(n) < 0.1] = None
+    declared = ["kiwi", "pear", "plum", "apple", "fig"]
+    return (
+        pd.DataFrame({"fruit": pd.Categorical(values, categories=declared)}),
+        pd.DataFrame({"fruit": pd.Series(values, dtype="string")}),
+        pd.DataFrame({"fruit": pd.Series(values, dtype=object)}),
+        values,
+        declared,
+    )
+
+
+def _expected_codes(values, categories):
+    position = {c: k for k, c in enumerate(categories)}
+    return np.array([position.get(v, len(categories)) for v in values])
+
+
+def test_category_and_string_columns_encode_from_their_codes():
+    categorical, strings, objects, values, declared = _nominal_frames()
+    for frame, categories in [
+        (categorical, tuple(declared)),
+        (strings, ("apple", "fig", "kiwi", "pear")),
+        (objects, ("apple", "fig", "kiwi", "pear")),
+    ]:
+        table = read_table(frame)
+        column = table.columns[0]
+        assert column.missing.tolist() == [v is None for v in values]
+        assert column.values.tolist() == values.tolist()
+        dataset = build_dataset(frame)
+        assert dataset.schema.categories[0] == categories
+        np.testing.assert_array_equal(dataset.codes[:, 0], _expected_codes(values, categories))
+    assert read_table(categorical).columns[0].level_codes is not None
+    assert read_table(strings).columns[0].level_codes is not None
+
+
+def test_dropped_rows_take_their_categories_with_them():
+    _, strings, objects, values, _ = _nominal_frames()
+    weight = np.where(values == "fig", 0.0, 1.0)
+    y = np.arange(values.shape[0]) % 2
+    for frame in (strings, objects):
+        model = CARTClassifier(max_depth=2).fit(frame, y, sample_weight=weight)
+        assert model.feature_schema_.categories[0] == ("apple", "kiwi", "pear")
+
+
+def test_category_codes_map_to_the_training_categories_at_prediction():
+    categorical, strings, objects, values, _ = _nominal_frames()
+    y = np.isin(values, ["fig", "kiwi"]).astype(int)
+    for train in (categorical, strings, objects):
+        model = CARTClassifier(max_depth=3).fit(train, y)
+        np.testing.assert_array_equal(model.predict(train), y)
+        other_order = pd.DataFrame(
+            {"fruit": pd.Categorical(values, categories=["fig", "kiwi", "melon", "pear", "apple"])}
+        )
+        for test in (categorical, strings, objects, other_order):
+            np.testing.assert_array_equal(model.apply(test), model.apply(objects))
+
+
+def test_replacing_a_columns_values_drops_its_codes():
+    column = read_table(_nominal_frames()[0]).columns[0]
+    assert column.level_codes is not None and column.levels is not None
+    changed = column.with_values(np.full(column.values.shape[0], "x", dtype=object))
+    assert changed.level_codes is None and changed.levels is None
+    taken = column.take(np.arange(10))
+    np.testing.assert_array_equal(taken.level_codes, column.level_codes[:10])
+    assert taken.values.tolist() == column.values[:10].tolist()
+
+
+def test_exact_codes_widen_the_matrix_column_by_column():
+    """A later numeric column needing a wider dtype keeps the earlier columns' codes."""
+    rng = np.random.default_rng(0)
+    X = np.column_stack(
+        [rng.integers(0, 5, 1000), rng.standard_normal(1000), rng.integers(0, 3, 1000)]
+    ).astype(np.float64)
+    X[::7, 0] = np.nan
+    dataset = build_dataset(X, max_bins=None)
+    assert dataset.codes.dtype == np.uint16
+    for f in range(3):
+        known = ~np.isnan(X[:, f])
+        distinct, inverse = np.unique(X[known, f], return_inverse=True)
+        np.testing.assert_array_equal(dataset.numeric_values[f], distinct)
+        np.testing.assert_array_equal(dataset.codes[known, f], inverse)
+        np.testing.assert_array_equal(dataset.codes[~known, f], distinct.shape[0])
+
+
+@pytest.mark.parametrize("float32", [False, True])
+def test_exact_codes_are_numpys_unique_on_awkward_values(float32):
+    """The radix sort against np.unique: huge, tiny, subnormal, infinite, -0.0, ties."""
+    from treelearn.data.encoding import encode_numeric_exact
+    from treelearn.data.schema import RawColumn
+
+    rng = np.random.default_rng(int(float32))
+    specials = np.array(
+        [0.0, -0.0, np.inf, -np.inf, 5e-324, -5e-324, 1.7e308, -1.7e308, 1.0, -1.0, np.nan]
+    )
+    for trial in range(60):
+        n = int(rng.integers(1, 5000))
+        x = rng.standard_normal(n) * 10.0 ** rng.integers(-30, 30)
+        if trial % 3 == 0:
+            x = np.round(x, 0)
+        if float32:
+            x = x.astype(np.float32).astype(np.float64)
+        special = rng.random(n) < 0.3
+        x[special] = rng.choice(specials, int(special.sum()))
+        codes, values = encode_numeric_exact(RawColumn("x", "numeric", x, np.isnan(x)))
+        known = ~np.isnan(x)
+        distinct, inverse = np.unique(x[known], return_inverse=True)
+        np.testing.assert_array_equal(values, distinct)
+        np.testing.assert_array_equal(codes[known], inverse)
+        np.testing.assert_array_equal(codes[~known], distinct.shape[0])
+        assert codes.dtype == (np.uint8 if distinct.shape[0] <= 255 else np.uint16)

@@ -309,3 +309,17 @@ def test_duplicated_column_names_are_refused():
     frame = pd.DataFrame(np.zeros((2, 2)), columns=["a", "a"])
     with pytest.raises(DataError, match=r"(?s)X has duplicated column names: .*'a' 2 times"):
         read_table(frame)
+
+
+def test_align_checks_the_categories_of_a_category_column():
+    schema = _frame_schema()
+    numbers = pd.DataFrame({"age": [1.0, 2.0], "color": pd.Categorical([3, None])})
+    with pytest.raises(
+        SchemaMismatchError,
+        match=r"Column 'color' was trained on strings .* but holds numbers at rows \[0\]",
+    ):
+        align_columns(numbers, schema)
+    # Unused categories of another type do not count: only values rows hold.
+    unused = pd.Categorical(["red", None], categories=["red", "green", 7])
+    columns = align_columns(pd.DataFrame({"age": [1.0, 2.0], "color": unused}), schema)
+    assert columns[1].values.tolist() == ["red", None]

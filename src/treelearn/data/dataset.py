@@ -5,8 +5,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from treelearn._dtypes import code_dtype_for
-from treelearn.data.binning import encode_numeric_binned
-from treelearn.data.encoding import encode_nominal, encode_numeric_exact, numeric_threshold
+from treelearn.data.binning import column_bin_edges, write_bin_codes
+from treelearn.data.encoding import (
+    nominal_codes,
+    numeric_threshold,
+    sort_numeric,
+    write_exact_codes,
+)
 from treelearn.data.schema import (
     NOMINAL,
     FeatureSchema,
@@ -102,7 +107,11 @@ def encode_table(table, max_bins=None):
     """Validate and encode a :class:`~treelearn.data.schema.RawTable`.
 
     Numeric columns get exact codes, or, with ``max_bins``, at most that many
-    quantile bins (:mod:`treelearn.data.binning`).
+    quantile bins (:mod:`treelearn.data.binning`). Each column's codes are
+    written straight into the code matrix, in the narrowest dtype that holds
+    every feature's missing code; the matrix is made once the nominal and
+    binned features' code counts are known, and widened (copied) in the rare
+    case an exact numeric feature needs more codes.
 
     Raises
     ------
@@ -113,28 +122,32 @@ def encode_table(table, max_bins=None):
     check_not_empty(table)
     columns = table.columns
     schema = infer_schema(columns, table.from_frame)
-    code_columns = []
-    numeric_values = []
-    bin_edges = []
-    n_codes = np.empty(len(columns), dtype=np.int64)
+    n_features = len(columns)
+    numeric_values = [None] * n_features
+    bin_edges = [None] * n_features
+    n_codes = np.zeros(n_features, dtype=np.int64)
+    exact = []
     for j, column in enumerate(columns):
-        values = edges = None
         if schema.kinds[j] == NOMINAL:
-            codes = encode_nominal(column.values, schema.categories[j])
             n_codes[j] = len(schema.categories[j])
         elif max_bins is None:
-            codes, values = encode_numeric_exact(column)
-            n_codes[j] = values.shape[0]
+            exact.append(j)
         else:
-            codes, edges = encode_numeric_binned(column, max_bins)
-            n_codes[j] = edges.shape[0] + 1
-        code_columns.append(codes)
-        numeric_values.append(values)
-        bin_edges.append(edges)
+            bin_edges[j] = column_bin_edges(column, max_bins)
+            n_codes[j] = bin_edges[j].shape[0] + 1
     dtype = code_dtype_for(int(n_codes.max()))
-    matrix = np.empty((table.n_rows, len(columns)), dtype=dtype, order="F")
-    for j, codes in enumerate(code_columns):
-        matrix[:, j] = codes
+    matrix = np.empty((table.n_rows, n_features), dtype=dtype, order="F")
+    for j, column in enumerate(columns):
+        if schema.kinds[j] == NOMINAL:
+            nominal_codes(column, schema.categories[j], matrix[:, j])
+        elif bin_edges[j] is not None:
+            write_bin_codes(column.values, bin_edges[j], matrix[:, j])
+    for j in exact:
+        sorted_column = sort_numeric(columns[j])
+        n_codes[j] = sorted_column.n_distinct
+        if n_codes[j] > np.iinfo(matrix.dtype).max:
+            matrix = matrix.astype(code_dtype_for(int(n_codes[j])), order="F")
+        numeric_values[j] = write_exact_codes(sorted_column, matrix[:, j])
     return Dataset(
         codes=matrix,
         n_codes=n_codes,

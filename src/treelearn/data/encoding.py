@@ -4,10 +4,15 @@ Exact numeric codes
     A numeric value's code is the rank of the value among the column's distinct
     known training values, so codes keep the order of values; a split between
     codes ``k`` and ``k+1`` maps back to a threshold between the two
-    neighbouring values (:func:`numeric_threshold`).
+    neighbouring values (:func:`numeric_threshold`). The column is sorted once
+    by a radix sort of its bits (:mod:`treelearn.data._kernels`), and the ranks
+    are written straight into the code matrix's column.
 
 Nominal codes
-    A category's code is its index in the column's ordered category list.
+    A category's code is its index in the column's ordered category list. A
+    column read as integer codes (pandas ``category`` and string columns) maps
+    them through a table of one entry per distinct value; any other column is
+    factorized first, so each distinct value is looked up once, not each row.
 
 Missing values
     In a column with ``n`` known codes a missing value has code ``n``
@@ -15,11 +20,53 @@ Missing values
     training is treated as a missing value.
 """
 
+from typing import NamedTuple
+
 import numpy as np
 import pandas as pd
 
-from treelearn._dtypes import FLOAT_DTYPE
+from treelearn._dtypes import FLOAT_DTYPE, code_dtype_for
+from treelearn.data import _kernels
 from treelearn.data.schema import NOMINAL
+
+
+class SortedColumn(NamedTuple):
+    """A numeric column in sorted order (:func:`sort_numeric`)."""
+
+    #: The sorted keys of the known values (:func:`treelearn.data._kernels.radix_sort_keys`).
+    keys: np.ndarray
+    #: The row of each key.
+    rows: np.ndarray
+    #: Which rows are missing.
+    missing: np.ndarray
+    #: Distinct known values: the missing code.
+    n_distinct: int
+
+
+def sort_numeric(column):
+    """A numeric column's sorted order, ahead of :func:`write_exact_codes`.
+
+    The values are sorted once (a radix sort of their bits), and their distinct
+    values counted, so the code matrix can be made wide enough before the
+    codes are written.
+    """
+    keys, rows = _kernels.radix_sort(column.values)
+    return SortedColumn(keys, rows, column.missing, int(_kernels.count_key_runs(keys)))
+
+
+def write_exact_codes(sorted_column, out):
+    """Exact codes of a column sorted by :func:`sort_numeric` into ``out``; returns its
+    sorted distinct known values (``np.unique`` of them, -0.0 read as 0.0).
+
+    ``out`` is any unsigned integer array that holds ``n_distinct`` (the missing code).
+    """
+    keys, rows, missing, n_distinct = sorted_column
+    if n_distinct > np.iinfo(out.dtype).max:
+        raise ValueError(f"codes up to {n_distinct} do not fit in {out.dtype}")
+    distinct = np.empty(n_distinct, dtype=np.uint64)
+    _kernels.write_key_ranks(keys, rows, distinct, out)
+    out[missing] = n_distinct
+    return distinct.view(FLOAT_DTYPE)
 
 
 def encode_numeric_exact(column):
@@ -27,24 +74,68 @@ def encode_numeric_exact(column):
 
     Returns
     -------
-    codes : ndarray of int64
+    codes : ndarray of the narrowest unsigned dtype
         Rank of each value among the distinct values; missing rows get
         ``len(values)``.
     values : ndarray of float64
-        The sorted distinct known values.
+        The sorted distinct known values (``np.unique`` of the known values).
     """
-    known = ~column.missing
-    values, inverse = np.unique(column.values[known], return_inverse=True)
-    codes = np.full(column.values.shape[0], values.shape[0], dtype=np.int64)
-    codes[known] = inverse
+    sorted_column = sort_numeric(column)
+    n_rows = sorted_column.missing.shape[0]
+    codes = np.empty(n_rows, dtype=code_dtype_for(sorted_column.n_distinct))
+    values = write_exact_codes(sorted_column, codes)
     return codes, values
 
 
-def encode_nominal(values, categories):
-    """Index of each value in ``categories``; missing or unknown values get ``len(categories)``."""
-    codes = pd.Index(list(categories), dtype=object).get_indexer(values).astype(np.int64)
-    codes[codes < 0] = len(categories)
-    return codes
+#: Up to this many distinct values a dict maps them to categories; beyond, a pandas Index.
+_DICT_LOOKUP_MAX = 4096
+
+
+def _object_index(values):
+    array = np.empty(len(values), dtype=object)
+    for k, value in enumerate(values):
+        array[k] = value
+    return pd.Index(array, dtype=object)
+
+
+def category_lookup(categories, levels):
+    """Index of each of ``levels`` in ``categories``; ``len(categories)`` where absent.
+
+    Both are small next to the column (one entry per distinct value), so this
+    hashes each distinct value once, however many rows hold it. Values match
+    as in a dict (and a pandas ``Index``): equal values with equal hashes.
+    """
+    n = len(categories)
+    if levels is categories:
+        return np.arange(n, dtype=np.int64)
+    if len(levels) <= _DICT_LOOKUP_MAX:
+        position = {category: k for k, category in enumerate(categories)}
+        return np.array([position.get(level, n) for level in levels], dtype=np.int64)
+    lookup = _object_index(categories).get_indexer(_object_index(levels))
+    lookup[lookup < 0] = n
+    return lookup
+
+
+def nominal_codes(column, categories, out):
+    """Codes of a nominal column into ``out``: the index of each value in ``categories``;
+    missing values and values not among ``categories`` get ``len(categories)``.
+
+    A column read from a dictionary-encoded input (a pandas ``category`` or
+    string column, see :class:`~treelearn.data.schema.RawColumn`) maps its
+    integer codes; any other column is factorized first (one hash of each
+    row's value, then one lookup per distinct value).
+    """
+    n = len(categories)
+    if n > np.iinfo(out.dtype).max:
+        raise ValueError(f"codes up to {n} do not fit in {out.dtype}")
+    if column.level_codes is not None:
+        level_codes, levels = column.level_codes, column.levels
+    else:
+        level_codes, levels = pd.factorize(column.values, use_na_sentinel=True)
+    # The trailing entry is where a missing value's -1 wraps to.
+    lookup = np.append(category_lookup(categories, levels), n).astype(out.dtype)
+    np.take(lookup, level_codes, out=out, mode="wrap")
+    return out
 
 
 def numeric_threshold(values, left_code, right_code):
@@ -75,9 +166,9 @@ def prediction_matrix(columns, schema):
     for j, (column, kind) in enumerate(zip(columns, schema.kinds, strict=True)):
         if kind == NOMINAL:
             categories = schema.categories[j]
-            codes = encode_nominal(column.values, categories).astype(FLOAT_DTYPE)
-            codes[codes == len(categories)] = np.nan
+            codes = nominal_codes(column, categories, np.empty(n_rows, dtype=np.intp))
             matrix[:, j] = codes
+            matrix[codes == len(categories), j] = np.nan
         else:
             matrix[:, j] = column.values
     return matrix

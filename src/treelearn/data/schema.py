@@ -66,11 +66,22 @@ class RawColumn:
         Column name (``"x0"``, ``"x1"``, ... for arrays without names).
     kind : {"nominal", "numeric"}
     values : ndarray
-        ``float64`` for numeric columns (missing is NaN), ``object`` for nominal ones.
+        ``float64`` for numeric columns (missing is NaN, and NaN is missing),
+        ``object`` for nominal ones (missing is None).
     missing : ndarray of bool
         Which rows are missing.
     categories : tuple or None
         Category list declared by the input's dtype, else None.
+    levels : tuple or None
+        Nominal columns read from a dictionary-encoded input (a pandas
+        ``category`` column: its categories; a pandas string column: its
+        distinct values, factorized), else None. With ``level_codes``, the
+        same column as ``values`` in integer form, which encoding reads
+        instead of hashing every row's value.
+    level_codes : ndarray of int or None
+        ``values[i]`` is ``levels[level_codes[i]]``, or missing where the code
+        is -1. A copy of the column with other ``values`` must drop both
+        (:meth:`with_values`).
     """
 
     name: str
@@ -78,10 +89,19 @@ class RawColumn:
     values: np.ndarray
     missing: np.ndarray
     categories: tuple | None = None
+    levels: tuple | None = None
+    level_codes: np.ndarray | None = None
 
     def take(self, rows):
         """This column restricted to ``rows`` (a boolean mask or indices)."""
-        return replace(self, values=self.values[rows], missing=self.missing[rows])
+        level_codes = None if self.level_codes is None else self.level_codes[rows]
+        return replace(
+            self, values=self.values[rows], missing=self.missing[rows], level_codes=level_codes
+        )
+
+    def with_values(self, values, **changes):
+        """This column holding ``values`` instead (its level codes dropped)."""
+        return replace(self, values=values, levels=None, level_codes=None, **changes)
 
 
 @dataclass(frozen=True)
@@ -334,8 +354,29 @@ def declared_categories(series):
     return None
 
 
+def _read_pandas_nominal(native, name, categorical):
+    """A pandas ``category`` or string column from its integer codes (no per-row hashing
+    or conversion): the categories' codes, or the string column factorized."""
+    if categorical:
+        level_codes = np.asarray(native.array.codes)
+        index = native.array.categories
+    else:
+        level_codes, index = pd.factorize(native, use_na_sentinel=True)
+    levels = tuple(_python(level) for level in index.to_list())
+    missing = level_codes < 0
+    table = np.empty(len(levels) + 1, dtype=object)  # code -1 picks the trailing None
+    table[:-1] = np.asarray(index, dtype=object)
+    values = table[level_codes]
+    categories = levels if categorical else None
+    return RawColumn(name, NOMINAL, values, missing, categories, levels, level_codes)
+
+
 def _read_frame_column(series, name, forced_nominal):
     dtype = series.dtype
+    if dtype in (nw.String, nw.Categorical):
+        native = nw.to_native(series)
+        if nw.dependencies.is_pandas_series(native):
+            return _read_pandas_nominal(native, name, dtype == nw.Categorical)
     # Nulls come from the library itself: pyarrow's dictionary arrays turn
     # nulls into arbitrary categories when converted to numpy.
     null = np.asarray(series.is_null().to_numpy(), dtype=bool)
@@ -387,7 +428,17 @@ def _family(value):
 
 
 def _sorted_categories(values, missing, name):
-    present = [_python(v) for v in pd.unique(values[~missing])]
+    return _sorted_levels([_python(v) for v in pd.unique(values[~missing])], name)
+
+
+def _present_levels(column):
+    """The levels of a dictionary-encoded column that some row holds."""
+    codes = column.level_codes
+    held = np.bincount(codes[codes >= 0], minlength=len(column.levels)) > 0
+    return [level for level, is_held in zip(column.levels, held, strict=True) if is_held]
+
+
+def _sorted_levels(present, name):
     try:
         return tuple(sorted(present))
     except TypeError:
@@ -425,6 +476,8 @@ def infer_schema(columns, from_frame):
             categories.append(None)
         elif column.categories is not None:
             categories.append(column.categories)
+        elif column.level_codes is not None:
+            categories.append(_sorted_levels(_present_levels(column), column.name))
         else:
             categories.append(_sorted_categories(column.values, column.missing, column.name))
     return FeatureSchema(
@@ -503,7 +556,7 @@ def _conform_column(column, kind, categories):
     if column.missing.all():
         n_rows = column.missing.shape[0]
         values = np.full(n_rows, np.nan) if kind == NUMERIC else np.full(n_rows, None, object)
-        return replace(column, kind=kind, values=values)
+        return column.with_values(values, kind=kind)
     _check_column_kind(column, kind, categories)
     return column
 
@@ -519,7 +572,10 @@ def _check_column_kind(column, kind, categories):
         check_finite(column)
         return
     trained = {_family(c) for c in categories}
-    present = pd.unique(column.values[~column.missing])
+    if column.level_codes is not None:
+        present = _present_levels(column)
+    else:
+        present = pd.unique(column.values[~column.missing])
     foreign = [v for v in present if _family(v) not in trained]
     if not foreign:
         return

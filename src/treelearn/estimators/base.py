@@ -227,11 +227,12 @@ class BaseTree(BaseEstimator):
             y_encoded = y_encoded[positive]
             weight = weight[positive]
         table = self._prepare_table(table, y_encoded, weight)
-        dataset = encode_table(table, getattr(self, "max_bins", None))
-        self._check_dataset(dataset)
-        spec = self._growth_spec(dataset.n_samples, float(weight.sum()), dataset.n_features)
-        rng = np.random.default_rng(self.random_state_seed())
         with _numba_threads(getattr(self, "n_jobs", 1)) as n_threads:
+            # (Encoding runs inside: its binning kernels use n_jobs's threads too.)
+            dataset = encode_table(table, getattr(self, "max_bins", None))
+            self._check_dataset(dataset)
+            spec = self._growth_spec(dataset.n_samples, float(weight.sum()), dataset.n_features)
+            rng = np.random.default_rng(self.random_state_seed())
             grower = Grower(dataset, y_encoded, weight, n_classes, spec, rng, n_threads)
             tree = grower.grow()
         self._keep_growth_details(grower)

@@ -49,6 +49,9 @@ _COMMON_PARAMETERS = """
         column is a candidate threshold (the midpoint between neighbouring
         values at the node), as scikit-learn's trees; slower on large data.
         Nominal columns are never binned: each category keeps its own code.
+        Columns with more than 200,000 known values take their quantiles from
+        a fixed-seed sample of 200,000 rows (still exact when they have at most
+        ``max_bins`` distinct values).
     n_jobs : int or None, default=None
         Threads that search the features of large nodes (None or -1: all of
         numba's threads; 1: one). The tree is the same whatever ``n_jobs`` is.
