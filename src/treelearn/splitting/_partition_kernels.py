@@ -26,41 +26,38 @@ def counting_sort_rows(codes_f, n_bins, out):
         counts[code] += 1
 
 
+@njit(cache=True, inline="always")
+def _partition_sorted_run(sorted_rows, s, start, end, child_of_row, bounds, buffer, position):
+    """Split feature slot ``s``'s run ``sorted_rows[s, start:end]`` by child, stably."""
+    for k in range(bounds.shape[0] - 1):
+        position[k] = bounds[k] - start
+    for i in range(start, end):
+        r = sorted_rows[s, i]
+        k = child_of_row[r]
+        buffer[position[k]] = r
+        position[k] += 1
+    for i in range(end - start):
+        sorted_rows[s, start + i] = buffer[i]
+
+
 @njit(cache=True)
 def partition_sorted_rows(sorted_rows, start, end, child_of_row, bounds, buffer):
     """Split each feature's code-ordered run ``sorted_rows[s, start:end]`` into its
     children's runs (``bounds`` as :func:`partition_by_child` writes them),
     keeping the code order inside each child."""
-    n_children = bounds.shape[0] - 1
-    position = np.empty(n_children, dtype=np.int64)
+    position = np.empty(bounds.shape[0] - 1, dtype=np.int64)
     for s in range(sorted_rows.shape[0]):
-        for k in range(n_children):
-            position[k] = bounds[k] - start
-        for i in range(start, end):
-            r = sorted_rows[s, i]
-            k = child_of_row[r]
-            buffer[position[k]] = r
-            position[k] += 1
-        sorted_rows[s, start:end] = buffer[: end - start]
+        _partition_sorted_run(sorted_rows, s, start, end, child_of_row, bounds, buffer, position)
 
 
 @njit(cache=True, parallel=True)
 def partition_sorted_rows_parallel(sorted_rows, start, end, child_of_row, bounds):
     """:func:`partition_sorted_rows` with the features on numba's threads (each
     with its own buffer; the same result whatever the thread count)."""
-    n_children = bounds.shape[0] - 1
     for s in prange(sorted_rows.shape[0]):
         buffer = np.empty(end - start, dtype=sorted_rows.dtype)
-        position = np.empty(n_children, dtype=np.int64)
-        for k in range(n_children):
-            position[k] = bounds[k] - start
-        for i in range(start, end):
-            r = sorted_rows[s, i]
-            k = child_of_row[r]
-            buffer[position[k]] = r
-            position[k] += 1
-        for i in range(end - start):
-            sorted_rows[s, start + i] = buffer[i]
+        position = np.empty(bounds.shape[0] - 1, dtype=np.int64)
+        _partition_sorted_run(sorted_rows, s, start, end, child_of_row, bounds, buffer, position)
 
 
 @njit(cache=True)

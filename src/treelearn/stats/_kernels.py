@@ -43,6 +43,18 @@ def build_histogram(codes_f, rows, start, end, y_class, y_value, weight, is_clas
         add_row(hist[codes_f[r]], r, y_class, y_value, weight, is_classification)
 
 
+@njit(cache=True, inline="always")
+def _build_stacked(
+    j, codes, rows, start, end, y_class, y_value, weight, is_classification, features, offsets,
+    hist,
+):  # fmt: skip
+    """The ``j``-th histogram of a stack (:func:`build_node_histograms`)."""
+    build_histogram(
+        codes[:, features[j]], rows, start, end, y_class, y_value, weight, is_classification,
+        hist[offsets[j] : offsets[j + 1]],
+    )  # fmt: skip
+
+
 @njit(cache=True, _nrt=False)
 def build_node_histograms(
     codes, rows, start, end, y_class, y_value, weight, is_classification, features, offsets, hist
@@ -50,17 +62,10 @@ def build_node_histograms(
     """Histograms of several features, stacked: feature ``features[j]`` in rows
     ``offsets[j]:offsets[j+1]`` of ``hist``."""
     for j in range(features.shape[0]):
-        build_histogram(
-            codes[:, features[j]],
-            rows,
-            start,
-            end,
-            y_class,
-            y_value,
-            weight,
-            is_classification,
-            hist[offsets[j] : offsets[j + 1]],
-        )
+        _build_stacked(
+            j, codes, rows, start, end, y_class, y_value, weight, is_classification, features,
+            offsets, hist,
+        )  # fmt: skip
 
 
 @njit(cache=True, parallel=True)
@@ -70,17 +75,10 @@ def build_node_histograms_parallel(
     """:func:`build_node_histograms` with the features on numba's threads (each
     histogram is its own, so the result does not depend on the thread count)."""
     for j in prange(features.shape[0]):
-        build_histogram(
-            codes[:, features[j]],
-            rows,
-            start,
-            end,
-            y_class,
-            y_value,
-            weight,
-            is_classification,
-            hist[offsets[j] : offsets[j + 1]],
-        )
+        _build_stacked(
+            j, codes, rows, start, end, y_class, y_value, weight, is_classification, features,
+            offsets, hist,
+        )  # fmt: skip
 
 
 @njit(cache=True, _nrt=False)
