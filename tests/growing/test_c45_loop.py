@@ -130,14 +130,6 @@ def test_random_data(n, seed, missing, weighted):
     fit_both(X, y, sample_weight=w)
 
 
-def test_numpy_sum_is_numpys():
-    rng = np.random.default_rng(0)
-    for n in [0, 1, 7, 8, 9, 15, 16, 127, 128, 129, 255, 256, 1000, 4099]:
-        a = rng.random(n) * 10.0 ** rng.integers(-6, 6, n)
-        padded = np.concatenate([[1.5, 2.5], a])
-        assert c45_kernels.numpy_sum(padded, 2, n) == a.sum()
-
-
 def test_thresholds_are_the_datasets():
     values = np.array([0.0, 0.1, 0.3, 1e-7, 2.0, 2.0000001, 7.5])
     X = pd.DataFrame({"x": np.sort(np.concatenate([values, values + 1e-6]))})

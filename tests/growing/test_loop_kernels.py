@@ -470,16 +470,3 @@ def test_estimators_take_the_fast_loop(make, monkeypatch):
     slow = make(n_jobs=1, max_features=4, random_state=3).fit(X, y)
     assert calls == [1]
     assert_same_tree(fast.tree_, slow.tree_)
-
-
-# ---------------------------------------------------------------------------
-# The kernel's own helpers
-# ---------------------------------------------------------------------------
-
-
-@settings(max_examples=200, deadline=None)
-@given(n=st.integers(0, 1100), lo=st.integers(0, 3), seed=st.integers(0, 2**32 - 1))
-def test_numpy_sum_rounds_as_numpy(n, lo, seed):
-    rng = np.random.default_rng(seed)
-    a = rng.uniform(0.0, 1.0, lo + n) ** 7 * 10.0 ** rng.integers(-8, 8, lo + n)
-    assert loop_kernels._numpy_sum(a, lo, lo + n) == a[lo:].sum()

@@ -18,19 +18,9 @@ from sklearn.datasets import make_classification
 from treelearn import C45Classifier
 from treelearn._dtypes import MISSING_BY_WEIGHT, NODE_LEAF, NODE_THRESHOLD
 from treelearn.pruning import added_errors, prune_error_based
-from treelearn.pruning._kernels import pairwise_sum
 from treelearn.pruning.error_based import _c45_estimate, deviate_squared
 from treelearn.tree import TreeBuilder
 from treelearn.tree.structure import _kernel_matrix
-
-
-def test_pairwise_sum_is_numpys_sum():
-    rng = np.random.default_rng(0)
-    for n in [*range(0, 40), 127, 128, 129, 255, 256, 300, 1000, 5003]:
-        a = rng.random(n) * 10.0 ** rng.integers(-8, 8, n)
-        assert pairwise_sum(a, 0, n) == a.sum()
-        if n > 3:  # a slice inside a larger array
-            assert pairwise_sum(a, 3, n - 3) == a[3:].sum()
 
 
 class _NumpyPruner:

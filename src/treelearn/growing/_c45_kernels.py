@@ -19,7 +19,7 @@ same order, without a Python call per node:
   (:func:`~treelearn.splitting.gain_ratio.choose_gain_ratio`);
 - sums that numpy takes in the reference (a node's weight, the branches'
   known weight, the average gain) are taken in numpy's order
-  (:func:`numpy_sum`), so every number is the reference's.
+  (:func:`~treelearn.stats._pairwise.numpy_sum`), so every number is the reference's.
 
 The candidate table of every node searched is returned with C4.5's choice and
 average gain, from which the grower makes its split records.
@@ -41,6 +41,7 @@ from treelearn.splitting._gain_ratio_kernels import (
     STATUS_SPLIT,
     evaluate_candidates,
 )
+from treelearn.stats._pairwise import numpy_sum
 
 #: Node kinds and the missing-value sentinel (:mod:`treelearn._dtypes`).
 NODE_LEAF = 0
@@ -50,86 +51,6 @@ MISSING_BY_WEIGHT = -2
 #: How far above the midpoint a training value may lie and still be C4.5's threshold
 #: (:data:`treelearn.data.dataset.DATA_THRESHOLD_TOLERANCE`).
 DATA_THRESHOLD_TOLERANCE = 1e-6
-#: numpy's pairwise summation: blocks of at most this many are summed with 8 accumulators.
-PAIRWISE_BLOCK = 128
-
-
-@njit(cache=True)
-def _block_sum(a, lo, n):
-    """numpy's sum of at most :data:`PAIRWISE_BLOCK` numbers ``a[lo:lo + n]``."""
-    if n < 8:
-        res = 0.0
-        for i in range(n):
-            res += a[lo + i]
-        return res
-    r0 = a[lo]
-    r1 = a[lo + 1]
-    r2 = a[lo + 2]
-    r3 = a[lo + 3]
-    r4 = a[lo + 4]
-    r5 = a[lo + 5]
-    r6 = a[lo + 6]
-    r7 = a[lo + 7]
-    i = 8
-    stop = n - n % 8
-    while i < stop:
-        r0 += a[lo + i]
-        r1 += a[lo + i + 1]
-        r2 += a[lo + i + 2]
-        r3 += a[lo + i + 3]
-        r4 += a[lo + i + 4]
-        r5 += a[lo + i + 5]
-        r6 += a[lo + i + 6]
-        r7 += a[lo + i + 7]
-        i += 8
-    res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
-    while i < n:
-        res += a[lo + i]
-        i += 1
-    return res
-
-
-@njit(cache=True)
-def numpy_sum(a, lo, n):
-    """``a[lo:lo + n].sum()`` exactly as numpy adds a contiguous float64 array:
-    pairwise, halves cut at a multiple of 8, blocks of at most 128 summed with
-    eight accumulators. (numpy recurses; recursion is written out here with a
-    stack, since numba's cache cannot reload a recursive function.)"""
-    if n <= PAIRWISE_BLOCK:
-        return _block_sum(a, lo, n)
-    # Post-order walk of numpy's recursion: (start, length, children done).
-    starts = np.empty(64, dtype=np.int64)
-    lengths = np.empty(64, dtype=np.int64)
-    done = np.empty(64, dtype=np.int64)
-    partial = np.empty(64)
-    top = 0
-    n_partial = 0
-    starts[0] = lo
-    lengths[0] = n
-    done[0] = 0
-    while top >= 0:
-        start = starts[top]
-        length = lengths[top]
-        if length <= PAIRWISE_BLOCK:
-            partial[n_partial] = _block_sum(a, start, length)
-            n_partial += 1
-            top -= 1
-            continue
-        half = length // 2
-        half -= half % 8
-        if done[top] == 2:
-            partial[n_partial - 2] = partial[n_partial - 2] + partial[n_partial - 1]
-            n_partial -= 1
-            top -= 1
-            continue
-        child_start = start if done[top] == 0 else start + half
-        child_length = half if done[top] == 0 else length - half
-        done[top] += 1
-        top += 1
-        starts[top] = child_start
-        lengths[top] = child_length
-        done[top] = 0
-    return partial[0]
 
 
 @njit(cache=True)

@@ -21,7 +21,7 @@ histogram kernels), so it grows the same Tree bit for bit:
   parent's minus its siblings'; dropped below ``store_min_rows`` rows) and
   the thresholds are the Python loop's;
 - a node's weight is the sum of its class weights added as NumPy adds them
-  (pairwise: :func:`_numpy_sum`), since the weight is stored and divides.
+  (pairwise: :func:`~treelearn.stats._pairwise.numpy_sum`), since the weight is stored and divides.
 
 Nodes go into two growable tables (doubled when full), one row per node:
 ``node_int`` (:data:`N_INT` columns ``I_*``) and ``node_float`` (``F_*``, then
@@ -56,6 +56,7 @@ from treelearn.stats._kernels import (
     node_statistics,
     subtract_histograms,
 )
+from treelearn.stats._pairwise import numpy_sum
 
 #: Columns of ``node_int``.
 I_FEATURE, I_KIND, I_MISSING_CHILD, I_FIRST_CHILD, I_N_CHILDREN, I_CAT_START = 0, 1, 2, 3, 4, 5
@@ -77,69 +78,10 @@ N_LIMITS = 10
 THRESHOLD_NONE, THRESHOLD_VALUES, THRESHOLD_EDGES = 0, 1, 2
 
 
-@njit(cache=True)
-def _block_sum(a, lo, hi):
-    """NumPy's pairwise sum of a block of at most 128 values."""
-    n = hi - lo
-    if n < 8:
-        total = -0.0
-        for i in range(lo, hi):
-            total += a[i]
-        return total
-    r = a[lo : lo + 8].copy()
-    i = 8
-    while i < n - n % 8:
-        for j in range(8):
-            r[j] += a[lo + i + j]
-        i += 8
-    total = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
-    while i < n:
-        total += a[lo + i]
-        i += 1
-    return total
-
-
-@njit(cache=True)
-def _numpy_sum(a, lo, hi):
-    """``a[lo:hi].sum()`` as NumPy adds (pairwise: blocks of 128 values, halves
-    cut at multiples of 8), so the rounding is the same. Iterative, since numba
-    cannot cache a recursive function."""
-    if hi - lo <= 128:
-        return _block_sum(a, lo, hi)
-    task_lo = np.empty(128, dtype=np.int64)
-    task_hi = np.empty(128, dtype=np.int64)
-    task_open = np.empty(128, dtype=np.bool_)
-    sums = np.empty(128)
-    n_tasks = 1
-    n_sums = 0
-    task_lo[0], task_hi[0], task_open[0] = lo, hi, False
-    while n_tasks:
-        n_tasks -= 1
-        t_lo, t_hi = task_lo[n_tasks], task_hi[n_tasks]
-        if t_hi - t_lo <= 128:
-            sums[n_sums] = _block_sum(a, t_lo, t_hi)
-            n_sums += 1
-        elif task_open[n_tasks]:
-            n_sums -= 1
-            sums[n_sums - 1] = sums[n_sums - 1] + sums[n_sums]
-        else:
-            half = (t_hi - t_lo) // 2
-            half -= half % 8
-            task_open[n_tasks] = True  # combine after both halves, left then right
-            task_lo[n_tasks + 1], task_hi[n_tasks + 1], task_open[n_tasks + 1] = (
-                t_lo + half, t_hi, False,
-            )  # fmt: skip
-            task_lo[n_tasks + 2], task_hi[n_tasks + 2], task_open[n_tasks + 2] = (
-                t_lo, t_lo + half, False,
-            )  # fmt: skip
-            n_tasks += 3
-    return sums[0]
-
-
 @njit(cache=True, inline="always")
 def _weight_of(stats, is_classification):
     if is_classification:
-        return _numpy_sum(stats, 1, stats.shape[0])
+        return numpy_sum(stats, 1, stats.shape[0] - 1)
     return stats[1]
 
 

@@ -16,13 +16,14 @@
   tree's nodes (:func:`new_order`).
 
 Where the numpy code they replace summed an array, they sum as numpy does
-(:func:`pairwise_sum`), so their results are the same to the bit.
+(:func:`~treelearn.stats._pairwise.numpy_sum`), so their results are the same to the bit.
 """
 
 import numpy as np
 from numba import njit
 
 from treelearn._dtypes import MISSING_BY_WEIGHT, NODE_LEAF, NODE_THRESHOLD
+from treelearn.stats._pairwise import numpy_sum
 from treelearn.tree._traverse import _child
 
 #: No branch decided yet (below NO_CHILD and MISSING_BY_WEIGHT).
@@ -212,77 +213,6 @@ def reaching_pairs(X, rows, nodes, surrogates, out_rows, out_nodes, fill):
     return n
 
 
-# -- sums as numpy adds ------------------------------------------------------------------
-
-#: numpy's block of pairwise summation (``PW_BLOCKSIZE`` in umath's loops_utils).
-_PW_BLOCK = 128
-
-
-@njit(cache=True)
-def _block_sum(a, start, n):
-    """``a[start:start + n].sum()`` for ``n <= 128`` in numpy's order (8 accumulators)."""
-    if n < 8:
-        res = -0.0
-        for i in range(start, start + n):
-            res += a[i]
-        return res
-    r0, r1, r2, r3 = a[start], a[start + 1], a[start + 2], a[start + 3]
-    r4, r5, r6, r7 = a[start + 4], a[start + 5], a[start + 6], a[start + 7]
-    i = 8
-    stop = n - n % 8
-    while i < stop:
-        j = start + i
-        r0 += a[j]
-        r1 += a[j + 1]
-        r2 += a[j + 2]
-        r3 += a[j + 3]
-        r4 += a[j + 4]
-        r5 += a[j + 5]
-        r6 += a[j + 6]
-        r7 += a[j + 7]
-        i += 8
-    res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
-    while i < n:
-        res += a[start + i]
-        i += 1
-    return res
-
-
-@njit(cache=True)
-def pairwise_sum(a, start, n):
-    """``a[start:start + n].sum()`` bit for bit as numpy sums a contiguous float64 array
-    (its pairwise summation: blocks of 128 halved on multiples of 8), so the kernels'
-    totals equal those of the numpy code they replace."""
-    if n <= _PW_BLOCK:
-        return _block_sum(a, start, n)
-    # numpy's recursion, with an explicit stack: (start, length, children pushed)
-    st_start = np.empty(64, dtype=np.int64)
-    st_n = np.empty(64, dtype=np.int64)
-    st_open = np.zeros(64, dtype=np.bool_)
-    sums = np.empty(64)
-    n_sums = 0
-    sp = 0
-    st_start[0], st_n[0] = start, n
-    while sp >= 0:
-        s, m = st_start[sp], st_n[sp]
-        if m <= _PW_BLOCK:
-            sums[n_sums] = _block_sum(a, s, m)
-            n_sums += 1
-            sp -= 1
-        elif not st_open[sp]:
-            st_open[sp] = True
-            half = m // 2
-            half -= half % 8
-            st_start[sp + 1], st_n[sp + 1], st_open[sp + 1] = s + half, m - half, False
-            st_start[sp + 2], st_n[sp + 2], st_open[sp + 2] = s, half, False
-            sp += 2
-        else:  # both halves summed, the first half's below the second's
-            sums[n_sums - 2] = sums[n_sums - 2] + sums[n_sums - 1]
-            n_sums -= 1
-            sp -= 1
-    return sums[0]
-
-
 # -- C4.5's error-based pruning ------------------------------------------------------------
 
 #: C4.5 (prune.c) prefers the simpler tree when it predicts at most 0.1 more errors.
@@ -400,7 +330,7 @@ def c45_prune(
     weight, branch) above its caller's, in the order C4.5 sends them: a
     branch's known cases, then the cases missing the tested value with their
     weight times the branch's ``Factor`` (its share of the known weight).
-    Sums of arrays are numpy's (:func:`pairwise_sum`), so the recounts are
+    Sums of arrays are numpy's (:func:`~treelearn.stats._pairwise.numpy_sum`), so the recounts are
     those of a numpy transcription to the bit.
 
     State, as C4.5 rewrites its tree in place: ``pruned`` (node made a leaf),
@@ -490,7 +420,7 @@ def c45_prune(
                     dist[a_y[k]] += a_w[k]
                     if a_w[k] > 0:
                         positive += 1
-                cases = pairwise_sum(dist, 0, n_classes)
+                cases = numpy_sum(dist, 0, n_classes)
                 best = leaf_class[t]
                 top_class = 0
                 for c in range(1, n_classes):
@@ -542,7 +472,7 @@ def c45_prune(
                     b_known_w[base + c] += a_w[k]
                     b_count[base + c] += 1
             frames[sp, _UNKNOWN] = unknown
-            known_total = pairwise_sum(b_known_w, base, n_kids)
+            known_total = numpy_sum(b_known_w, base, n_kids)
             if known_total > 0:
                 for v in range(n_kids):
                     b_factor[base + v] = b_known_w[base + v] / known_total
@@ -552,7 +482,7 @@ def c45_prune(
                 # children's training weights share the cases out
                 for v in range(n_kids):
                     b_factor[base + v] = tree_weight[children[first + v]]
-                kid_total = pairwise_sum(b_factor, base, n_kids)
+                kid_total = numpy_sum(b_factor, base, n_kids)
                 for v in range(n_kids):
                     if kid_total > 0:
                         b_factor[base + v] = b_factor[base + v] / kid_total
@@ -640,7 +570,7 @@ def collapse_nodes(errors, kind, child_ptr, children, epsilon, leaves):
         n_kids = child_ptr[node + 1] - first
         for k in range(n_kids):
             below[k] = subtree[children[first + k]]
-        total = pairwise_sum(below, 0, n_kids)
+        total = numpy_sum(below, 0, n_kids)
         leaves[node] = total >= errors[node] - epsilon
         subtree[node] = total
 
