@@ -71,9 +71,7 @@ N_STACK = 5
 #: Slots of the ``limits`` array (the stop rules; a negative max depth is None).
 L_MAX_DEPTH, L_MIN_SAMPLES_SPLIT, L_MIN_SAMPLES_LEAF, L_MIN_WEIGHT_LEAF = 0, 1, 2, 3
 L_MIN_BRANCH_WEIGHT, L_MIN_IMPURITY_DECREASE, L_MIN_GAIN, L_TOTAL_WEIGHT, L_EPSILON = 4, 5, 6, 7, 8
-#: Nodes with at least this many rows search their features in parallel (inf: never).
-L_PARALLEL_MIN_ROWS = 9
-N_LIMITS = 10
+N_LIMITS = 9
 #: ``threshold_kind`` per feature: nominal, exact codes (values), bins (edges).
 THRESHOLD_NONE, THRESHOLD_VALUES, THRESHOLD_EDGES = 0, 1, 2
 
@@ -156,11 +154,12 @@ def _may_split(limits, depth, n_rows, weight, impurity):
 
 
 @njit(cache=True)
-def _search(data, search, rng, limits, start, end, stats, node_weight, hist, offsets, out,
-            out_mask):  # fmt: skip
+def _search(data, search, rng, limits, parallel_min_rows, start, end, stats, node_weight, hist,
+            offsets, out, out_mask):  # fmt: skip
     """``Grower._search``: the node's best split into ``out``/``out_mask``; True
     when it passes ``min_impurity_decrease`` and ``min_gain``. With ``max_features``
-    below the number of features, they are searched in the order of ``rng.permutation``."""
+    below the number of features, they are searched in the order of ``rng.permutation``
+    (``rng`` is None when all features are searched)."""
     codes, rows, y_class, y_value, weight, is_classification, criterion, n_classes = data
     (
         n_codes, is_nominal, all_features, max_features, min_count, min_weight, hist_ratio,
@@ -168,8 +167,14 @@ def _search(data, search, rng, limits, start, end, stats, node_weight, hist, off
         multiway,
     ) = search  # fmt: skip
     n_features = all_features.shape[0]
-    order = rng.permutation(n_features) if max_features < n_features else all_features
-    if max_features >= n_features and end - start >= limits[L_PARALLEL_MIN_ROWS]:
+    order = all_features
+    if rng is not None and max_features < n_features:
+        order = rng.permutation(n_features)
+    if (
+        parallel_min_rows is not None
+        and max_features >= n_features
+        and end - start >= parallel_min_rows
+    ):
         # As Grower._search: large nodes search their features on several threads.
         find_best_split_parallel(
             codes, rows, start, end, y_class, y_value, weight, is_classification, criterion,
@@ -227,9 +232,9 @@ def _partition(codes_f, rows, start, end, out, mask, missing_code, multiway, buf
 @njit(cache=True)
 def _build_kept(data, features, offsets, start, end, parallel_min_rows, hist):
     """The kept histograms of the rows ``rows[start:end]`` into ``hist``; on
-    several threads from ``parallel_min_rows`` rows on."""
+    several threads from ``parallel_min_rows`` rows on (None: never)."""
     codes, rows, y_class, y_value, weight, is_classification = data[:6]
-    if end - start >= parallel_min_rows:
+    if parallel_min_rows is not None and end - start >= parallel_min_rows:
         build_node_histograms_parallel(
             codes, rows, start, end, y_class, y_value, weight, is_classification, features,
             offsets, hist,
@@ -366,15 +371,16 @@ def _tree_arrays(node_int, node_float, n_nodes, category_pool):
 
 
 @njit(cache=True)
-def _open_node(data, search, rng, limits, depth, start, end, stats, weight, impurity, hist,
-               offsets, out, out_mask):  # fmt: skip
+def _open_node(data, search, rng, limits, parallel_min_rows, depth, start, end, stats, weight,
+               impurity, hist, offsets, out, out_mask):  # fmt: skip
     """``Grower._make_node`` after the node is recorded: search it if the stop
     rules let it split; True when it has an admissible split (in ``out``)."""
     if not _may_split(limits, depth, end - start, weight, impurity):
         return False
     return _search(
-        data, search, rng, limits, start, end, stats, weight, hist, offsets, out, out_mask
-    )
+        data, search, rng, limits, parallel_min_rows, start, end, stats, weight, hist, offsets,
+        out, out_mask,
+    )  # fmt: skip
 
 
 @njit(cache=True)
@@ -410,7 +416,8 @@ def _record_split(node_int, node_float, node, split, first, n_children, missing_
 
 
 @njit(cache=True)
-def grow_depth_first(data, search, rng, kept, limits, thresholds, buffers, n_values):
+def grow_depth_first(data, search, rng, kept, limits, parallel_min_rows, thresholds, buffers,
+                     n_values):  # fmt: skip
     """Grow the tree depth-first, as ``Grower.grow`` does; returns :func:`_tree_arrays`.
 
     Parameters (tuples, unpacked below; the arrays are the grower's own)
@@ -422,14 +429,20 @@ def grow_depth_first(data, search, rng, kept, limits, thresholds, buffers, n_val
               sorted_slot, skip_missing, multiway)
         As :func:`~treelearn.splitting._kernels.find_best_split` takes them
         (``skip_missing`` False).
-    rng : numpy.random.Generator
+    rng : numpy.random.Generator or None
         With ``max_features`` below the number of features, each searched node's
         features are ordered by ``rng.permutation`` (drawn in node order, as the
-        Python loop draws them); otherwise not drawn from.
+        Python loop draws them); None otherwise (the permutation is then left out
+        of the compilation).
     kept : (stored_features, stored_rows, stored_offsets, store_min_rows)
         The features whose histograms nodes keep, and from how many rows.
     limits : ndarray of float64
         The stop rules, slots ``L_*``.
+    parallel_min_rows : int or None
+        Nodes of at least this many rows use several threads (to search their
+        features, build kept histograms and partition presorted rows). None: no
+        node does, and the threaded kernels are left out of this compilation (numba
+        prunes the branches), which keeps the single-threaded loop quick to compile.
     thresholds : (threshold_kind, threshold_ptr, threshold_values)
         Per feature (``THRESHOLD_*``) its sorted distinct values or bin edges in
         ``threshold_values[threshold_ptr[f]:threshold_ptr[f + 1]]``.
@@ -490,7 +503,7 @@ def grow_depth_first(data, search, rng, kept, limits, thresholds, buffers, n_val
     if stored_features.shape[0] and n >= store_min_rows:
         pool, free, n_free, slots[0] = _take_slot(pool, free, n_free)
         _build_kept(data, stored_features, stored_rows, bounds[0], bounds[1],
-                    limits[L_PARALLEL_MIN_ROWS], pool[slots[0]])  # fmt: skip
+                    parallel_min_rows, pool[slots[0]])  # fmt: skip
     n_nodes = np.int64(0)
     n_children = np.int64(1)
     node = np.int64(-1)
@@ -513,8 +526,8 @@ def grow_depth_first(data, search, rng, kept, limits, thresholds, buffers, n_val
             else:
                 hist, offsets = empty_hist, no_offsets
             found = _open_node(
-                data, search, rng, limits, depth, bounds[k], bounds[k + 1], child_stats[k], w,
-                impurity, hist, offsets, out, out_mask,
+                data, search, rng, limits, parallel_min_rows, depth, bounds[k], bounds[k + 1],
+                child_stats[k], w, impurity, hist, offsets, out, out_mask,
             )  # fmt: skip
             child_split[k] = found
             if found:
@@ -557,18 +570,18 @@ def grow_depth_first(data, search, rng, kept, limits, thresholds, buffers, n_val
             coc, bounds,
         )  # fmt: skip
         # Large nodes partition each feature's presorted rows on several threads.
-        parallel = end - start >= limits[L_PARALLEL_MIN_ROWS]
+        parallel = parallel_min_rows is not None and end - start >= parallel_min_rows
         n_missing = summarise_children(
             rows, bounds[: n_children + 1], codes_f, missing_code, y_class, y_value, weight,
             is_classification, child_of_row, no_sorted_rows if parallel else sorted_rows,
             sorted_buffer, child_stats[:n_children],
         )  # fmt: skip
-        if parallel and sorted_rows.shape[0]:
+        if parallel_min_rows is not None and parallel and sorted_rows.shape[0]:
             partition_sorted_rows_parallel(
                 sorted_rows, start, end, child_of_row, bounds[: n_children + 1]
             )
         pool, free, n_free = _child_histograms(
             data, histograms, pool, free, n_free, parent_slot, bounds, n_children, slots,
-            limits[L_PARALLEL_MIN_ROWS],
+            parallel_min_rows,
         )  # fmt: skip
     return _tree_arrays(node_int, node_float, n_nodes, category_pool)

@@ -138,6 +138,13 @@ class _Node:
         return self.end - self.start
 
 
+def _kernel_array(values, dtype):
+    """``values`` as a C-contiguous, writable array of ``dtype`` (a copy only when
+    needed; the kernels never write to it)."""
+    array = np.ascontiguousarray(values, dtype=dtype)
+    return array if array.flags.writeable else array.copy()
+
+
 class Grower:
     """Grows one tree.
 
@@ -169,13 +176,15 @@ class Grower:
         self.is_classification = n_classes > 0
         self.criterion = criterion_id(spec.criterion, self.is_classification)
         n = dataset.n_samples
+        # One dtype per array whatever the task and writable arrays only (numba
+        # compiles the loop once per combination of argument types).
         if self.is_classification:
-            self.y_class = np.ascontiguousarray(y, dtype=np.int32)
+            self.y_class = _kernel_array(y, np.int32)
             self.y_value = np.zeros(1)
         else:
-            self.y_class = np.zeros(1, dtype=np.int64)
-            self.y_value = np.ascontiguousarray(y, dtype=np.float64)
-        self.weight = np.ascontiguousarray(sample_weight, dtype=np.float64)
+            self.y_class = np.zeros(1, dtype=np.int32)
+            self.y_value = _kernel_array(y, np.float64)
+        self.weight = _kernel_array(sample_weight, np.float64)
         self.n_channels = n_channels(0 if self.is_classification else 1, n_classes)
         self.n_features = dataset.n_features
         self.max_features = spec.max_features or self.n_features
@@ -317,8 +326,9 @@ class Grower:
     def _grow_fast(self):
         """:meth:`grow` by :func:`~treelearn.growing._loop_kernels.grow_depth_first`."""
         spec = self.spec
-        # (One Generator type for every call: numba compiles the loop once.)
-        rng = self.rng if isinstance(self.rng, np.random.Generator) else np.random.default_rng()
+        # Not drawn from when every node searches all features: None then leaves
+        # the permutation out of the loop's compilation.
+        rng = self.rng if self.max_features < self.n_features else None
         data = (
             self.codes, self.rows, self.y_class, self.y_value, self.weight,
             self.is_classification, self.criterion, self.n_classes,
@@ -335,15 +345,22 @@ class Grower:
                 -1 if spec.max_depth is None else spec.max_depth, spec.min_samples_split,
                 spec.min_samples_leaf, spec.min_weight_leaf, spec.min_branch_weight,
                 spec.min_impurity_decrease, spec.min_gain, self.total_weight, EPSILON,
-                PARALLEL_MIN_ROWS if self.n_threads > 1 else np.inf,
             ],
             dtype=np.float64,
         )  # fmt: skip
+        # None when no node can use threads: the loop is then compiled without the
+        # threaded kernels (they take most of its compile time).
+        parallel_min_rows = (
+            PARALLEL_MIN_ROWS
+            if self.n_threads > 1 and self.rows.shape[0] >= PARALLEL_MIN_ROWS
+            else None
+        )
         thresholds = self._threshold_tables()
         buffers = (self.child_of_row, self.sorted_buffer, self.partition_buffer)
         arrays = loop_kernels.grow_depth_first(
-            data, search, rng, kept, limits, thresholds, buffers, max(self.n_classes, 1)
-        )
+            data, search, rng, kept, limits, parallel_min_rows, thresholds, buffers,
+            max(self.n_classes, 1),
+        )  # fmt: skip
         names = (
             "feature", "kind", "threshold", "child_ptr", "children", "category_ptr",
             "category_child", "missing_child", "value", "n_samples", "weight", "impurity",
