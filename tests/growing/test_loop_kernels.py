@@ -54,16 +54,16 @@ def grow_both(dataset, y, w, n_classes, spec, seed=0, n_threads=1):
     grower = Grower(dataset, y, w, n_classes, spec, rng_fast, n_threads)
     assert grower._fast_loop_applies()
     calls = []
-    kernel = loop_kernels.grow_depth_first
 
-    def counted(*args):
-        calls.append(1)
-        return kernel(*args)
+    def counted(name):
+        kernel = getattr(loop_kernels, name)
+        return lambda *args: calls.append(name) or kernel(*args)
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(loop_kernels, "grow_depth_first", counted)
+        for name in ("grow_depth_first", "grow_top"):
+            patch.setattr(loop_kernels, name, counted(name))
         fast = grower.grow()
-    assert calls == [1]
+    assert calls in (["grow_depth_first"], ["grow_top"])  # (grow_top: subtrees on threads)
     rng_slow = np.random.default_rng(seed)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(grower_module, "FAST_LOOP", False)
@@ -213,6 +213,57 @@ def test_large_nodes_search_on_threads_in_both_loops(task, max_bins, monkeypatch
     assert calls  # the Python loop's parallel search ran; the numba loop matched it
     single = grow_both(dataset, y, w, n_classes, spec, n_threads=1)
     assert_same_tree(threaded, single)
+
+
+SUBTREE_SETTINGS = {
+    # SUBTREES_PER_THREAD, SUBTREE_MIN_ROWS
+    "many subtrees, of up to 20 rows": (30, 1),
+    "a few subtrees, of up to 300 rows": (2, 1),
+    "the root deferred: one subtree": (1, 10**9),
+    "nothing deferred": (10**6, 1),
+}
+
+
+@pytest.mark.parametrize("setting", list(SUBTREE_SETTINGS))
+@pytest.mark.parametrize(
+    ("task", "max_bins", "nominal_split"),
+    [
+        ("multiclass", 32, "subset"),
+        ("binary", None, "multiway"),
+        ("regression", None, "subset"),
+        ("regression", 16, "multiway"),
+    ],
+)
+def test_subtrees_on_threads_grow_the_serial_tree(setting, task, max_bins, nominal_split,
+                                                  monkeypatch):  # fmt: skip
+    """With two threads the nodes below a size are deferred, their subtrees grown on
+    separate threads and stitched back: the Tree is the one-thread Tree bit for bit
+    (numbering, category maps, kept histograms handed over, presorted rows)."""
+    per_thread, min_rows = SUBTREE_SETTINGS[setting]
+    monkeypatch.setattr(grower_module, "PARALLEL_MIN_ROWS", 64)
+    monkeypatch.setattr(grower_module, "STORE_MIN_ROWS", 32)
+    monkeypatch.setattr(grower_module, "SUBTREES_PER_THREAD", per_thread)
+    monkeypatch.setattr(grower_module, "SUBTREE_MIN_ROWS", min_rows)
+    frame = make_frame(1200, seed=5, n_numeric=4)
+    y, n_classes = make_target(frame, task, seed=5)
+    w = weights_for("floats", y, n_classes, seed=5)
+    dataset = build_dataset(frame, max_bins=max_bins)
+    spec = spec_for(n_classes, min_samples_leaf=2, nominal_split=nominal_split)
+    single = grow_both(dataset, y, w, n_classes, spec, n_threads=1)
+    items = []
+    kernel = loop_kernels.grow_subtrees
+    monkeypatch.setattr(
+        loop_kernels, "grow_subtrees", lambda *a: items.append(len(a[-1])) or kernel(*a)
+    )
+    with numba_threads(2):
+        threaded = Grower(dataset, y, w, n_classes, spec, np.random.default_rng(0), 2).grow()
+    assert_same_tree(threaded, single)
+    if setting == "the root deferred: one subtree":
+        assert items == [1]
+    elif setting == "nothing deferred":
+        assert items == []
+    else:
+        assert sum(items) > len(items) > 1  # (batches of several subtrees)
 
 
 PATHS = {

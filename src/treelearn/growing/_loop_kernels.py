@@ -4,7 +4,8 @@
 (``Grower._fast_loop_applies`` says when): a histogram criterion (gini,
 entropy, squared error), ``missing="learn"``, ``selection="gain"``, subset or
 multiway nominal splits, depth-first order (``max_leaf_nodes=None``), no split
-records, any ``max_features``, one thread. Everything else runs the Python loop.
+records, any ``max_features``, any number of threads. Everything else runs the
+Python loop.
 
 The kernel is that loop, step for step, over the same kernels
 (:func:`~treelearn.splitting._kernels.find_best_split`, the partition and
@@ -26,6 +27,13 @@ histogram kernels), so it grows the same Tree bit for bit:
 Nodes go into two growable tables (doubled when full), one row per node:
 ``node_int`` (:data:`N_INT` columns ``I_*``) and ``node_float`` (``F_*``, then
 the node's value); :func:`_tree_arrays` turns them into the Tree's arrays.
+
+On several threads (all features searched), :func:`grow_top` splits the large
+nodes and defers the others with their split, statistics and kept histogram;
+:func:`grow_subtrees` grows the deferred nodes' subtrees, each exactly as the
+serial loop would, several calls at once on separate threads (numba releases
+the GIL); :func:`stitch_subtrees` puts them back and renumbers every node as
+the serial loop numbers it. Same Tree, bit for bit, for any number of threads.
 """
 
 import numpy as np
@@ -305,13 +313,14 @@ def _take_slot(pool, free, n_free):
 
 
 @njit(cache=True)
-def _push(stacks, top, node, start, end, depth, slot, out, out_mask):
+def _push(stacks, top, node, start, end, depth, slot, out, out_mask, stats):
     """Push a node waiting to be split; returns the stacks (maybe grown)."""
-    stack_int, stack_out, stack_mask = stacks
+    stack_int, stack_out, stack_mask, stack_stats = stacks
     if top == stack_int.shape[0]:
         stack_int = _grown(stack_int, 2 * top)
         stack_out = _grown(stack_out, 2 * top)
         stack_mask = _grown(stack_mask, 2 * top)
+        stack_stats = _grown(stack_stats, 2 * top)
     stack_int[top, S_NODE] = node
     stack_int[top, S_START] = start
     stack_int[top, S_END] = end
@@ -320,7 +329,8 @@ def _push(stacks, top, node, start, end, depth, slot, out, out_mask):
     stack_out[top] = out
     if out[OUT_IS_SUBSET] != 0.0:
         stack_mask[top] = out_mask
-    return stack_int, stack_out, stack_mask
+    stack_stats[top] = stats
+    return stack_int, stack_out, stack_mask, stack_stats
 
 
 @njit(cache=True)
@@ -415,7 +425,7 @@ def _record_split(node_int, node_float, node, split, first, n_children, missing_
     return category_pool, n_cat + missing_code
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def grow_depth_first(data, search, rng, kept, limits, parallel_min_rows, thresholds, buffers,
                      n_values):  # fmt: skip
     """Grow the tree depth-first, as ``Grower.grow`` does; returns :func:`_tree_arrays`.
@@ -450,11 +460,248 @@ def grow_depth_first(data, search, rng, kept, limits, parallel_min_rows, thresho
     n_values : int
         Width of a node's value (classes, or 1).
     """
+    tables, _ = _grow(
+        data, search, rng, kept, limits, parallel_min_rows, thresholds, buffers, n_values,
+        _root_seed(data, kept), 0,
+    )  # fmt: skip
+    node_int, node_float, n_nodes, category_pool, _ = tables
+    return _tree_arrays(node_int, node_float, n_nodes, category_pool)
+
+
+@njit(cache=True, nogil=True)
+def grow_top(data, search, kept, limits, parallel_min_rows, thresholds, buffers, n_values,
+             defer_rows):  # fmt: skip
+    """The first step of growing on several threads: :func:`grow_depth_first`
+    (all features searched, no ``rng``), except that a node of fewer than
+    ``defer_rows`` rows is left unsplit, its split kept in the frontier for
+    :func:`grow_subtrees`.
+
+    Returns ``(tables, frontier)``: the node tables ``(node_int, node_float,
+    n_nodes, category_pool, n_cat)`` (deferred nodes are leaves there) and
+    ``frontier = (front_int, front_stats, front_out, front_mask, front_hist,
+    n_front, n_front_hist)``: per deferred node its ``S_*`` slots (``S_SLOT``:
+    its row of ``front_hist``, or -1 when it keeps no histogram), statistics row,
+    split and subset mask, in the order the serial loop would split them.
+    """
+    return _grow(
+        data, search, None, kept, limits, parallel_min_rows, thresholds, buffers, n_values,
+        _root_seed(data, kept), defer_rows,
+    )  # fmt: skip
+
+
+@njit(cache=True, nogil=True)
+def grow_subtrees(data, search, kept, limits, thresholds, buffers, n_values, frontier,
+                  items):  # fmt: skip
+    """Grow the subtrees of the deferred nodes ``items`` (rows of ``frontier``,
+    from :func:`grow_top`) one after the other, each as the serial loop grows it,
+    with scratch and partition buffers of its own (``buffers`` as
+    :func:`grow_depth_first` takes them): several calls run at once on separate
+    threads. They share ``child_of_row``, whose entries for the rows of separate
+    subtrees never meet, like their runs of ``rows`` and ``sorted_rows``.
+
+    Returns ``(node_int, node_float, category_pool, first, n_nodes, first_cat)``:
+    the subtrees' node tables one after the other, item ``i``'s from row
+    ``first[i]`` (its root, the deferred node, split), ``n_nodes[i]`` rows, its
+    children and category pool indices local to it (its pool from ``first_cat[i]``).
+    """
+    (
+        n_codes, is_nominal, all_features, max_features, min_count, min_weight, hist_ratio,
+        scratch_hist, scratch_codes, scratch_mask, sorted_rows, sorted_slot, skip_missing,
+        multiway,
+    ) = search  # fmt: skip
+    front_int, front_stats, front_out, front_mask, front_hist = frontier[:5]
+    n_items = items.shape[0]
+    largest = 1
+    for i in range(n_items):
+        largest = max(largest, front_int[items[i], S_END] - front_int[items[i], S_START])
+    own_search = (
+        n_codes, is_nominal, all_features, max_features, min_count, min_weight, hist_ratio,
+        np.empty_like(scratch_hist),
+        np.empty(2 * largest + scratch_hist.shape[0] + 1, dtype=scratch_codes.dtype),
+        np.zeros_like(scratch_mask), sorted_rows, sorted_slot, skip_missing, multiway,
+    )  # fmt: skip
+    child_of_row, sorted_buffer, partition_buffer = buffers
+    own_buffers = (
+        child_of_row,
+        np.empty(largest, dtype=sorted_buffer.dtype),
+        np.empty(largest, dtype=partition_buffer.dtype),
+    )
+    no_hist = np.empty((0, front_hist.shape[2]))
+    first = np.empty(n_items, dtype=np.int64)
+    n_nodes = np.empty(n_items, dtype=np.int64)
+    first_cat = np.empty(n_items, dtype=np.int64)
+    all_int = np.empty((64, N_INT), dtype=np.int64)
+    all_float = np.empty((64, F_VALUE + n_values))
+    all_cat = np.empty((16, 1), dtype=np.int64)
+    n_rows = np.int64(0)
+    n_cat_rows = np.int64(0)
+    for i in range(n_items):
+        item = items[i]
+        slot = front_int[item, S_SLOT]
+        seed = (
+            front_int[item, S_START], front_int[item, S_END], front_int[item, S_DEPTH],
+            front_stats[item], front_hist[slot] if slot >= 0 else no_hist, front_out[item],
+            front_mask[item],
+        )  # fmt: skip
+        tables, _ = _grow(
+            data, own_search, None, kept, limits, None, thresholds, own_buffers, n_values, seed,
+            0,
+        )  # fmt: skip
+        node_int, node_float, count, category_pool, n_cat = tables
+        first[i] = n_rows
+        n_nodes[i] = count
+        first_cat[i] = n_cat_rows
+        all_int = _appended(all_int, n_rows, node_int[:count])
+        all_float = _appended(all_float, n_rows, node_float[:count])
+        all_cat = _appended(all_cat, n_cat_rows, category_pool[:n_cat].reshape((n_cat, 1)))
+        n_rows += count
+        n_cat_rows += n_cat
+    return (
+        all_int[:n_rows],
+        all_float[:n_rows],
+        all_cat[:n_cat_rows, 0],
+        first,
+        n_nodes,
+        first_cat,
+    )
+
+
+@njit(cache=True)
+def _appended(table, n_used, new_rows):
+    """``table`` (rows ``:n_used`` in use) with ``new_rows`` written after them
+    (the table doubles as often as needed); returns it."""
+    needed = n_used + new_rows.shape[0]
+    if needed > table.shape[0]:
+        table = _grown(table, max(needed, 2 * table.shape[0]))
+    table[n_used:needed] = new_rows
+    return table
+
+
+@njit(cache=True)
+def stitch_subtrees(tables, frontier, items, subtrees):
+    """The Tree's arrays (:func:`_tree_arrays`) of :func:`grow_top`'s tables with
+    each deferred node replaced by its subtree from :func:`grow_subtrees`, nodes
+    renumbered as the serial loop numbers them (see :func:`_serial_numbers`)."""
+    node_int, node_float, n_top, category_pool, n_cat = tables
+    front_node = frontier[0][:, S_NODE]
+    sub_int, sub_float, sub_cat, first, n_nodes, first_cat = subtrees
+    n_total = n_top
+    for i in range(items.shape[0]):
+        n_total += n_nodes[i] - 1
+    all_int = np.empty((n_total, N_INT), dtype=np.int64)
+    all_float = np.empty((n_total, node_float.shape[1]))
+    all_int[:n_top] = node_int[:n_top]
+    all_float[:n_top] = node_float[:n_top]
+    all_cat = np.concatenate((category_pool[:n_cat], sub_cat))
+    n = n_top
+    for i in range(items.shape[0]):
+        base = first[i]
+        # Local node j >= 1 becomes node n + j - 1; local node 0 is the deferred node.
+        for j in range(n_nodes[i]):
+            target = front_node[items[i]] if j == 0 else n + j - 1
+            all_int[target] = sub_int[base + j]
+            all_float[target] = sub_float[base + j]
+            if all_int[target, I_N_CHILDREN] > 0:
+                all_int[target, I_FIRST_CHILD] += n - 1
+            if all_int[target, I_CAT_LEN] > 0:
+                all_int[target, I_CAT_START] += n_cat + first_cat[i]
+        n += n_nodes[i] - 1
+    number = _serial_numbers(all_int, n_total)
+    ordered_int = np.empty_like(all_int)
+    ordered_float = np.empty_like(all_float)
+    for i in range(n_total):
+        ordered_int[number[i]] = all_int[i]
+        ordered_float[number[i]] = all_float[i]
+        if all_int[i, I_N_CHILDREN] > 0:
+            ordered_int[number[i], I_FIRST_CHILD] = number[all_int[i, I_FIRST_CHILD]]
+    return _tree_arrays(ordered_int, ordered_float, n_total, all_cat)
+
+
+@njit(cache=True)
+def _serial_numbers(node_int, n_nodes):
+    """The number the serial loop gives each node (root 0): it splits nodes in
+    pre-order, children in order, and numbers a node's children together when it
+    splits it. A node's children must be consecutive rows of ``node_int``."""
+    number = np.empty(n_nodes, dtype=np.int64)
+    number[0] = 0
+    counter = 1
+    stack = np.empty(n_nodes, dtype=np.int64)
+    stack[0] = 0
+    top = 1
+    while top > 0:
+        top -= 1
+        node = stack[top]
+        n_children = node_int[node, I_N_CHILDREN]
+        first = node_int[node, I_FIRST_CHILD]
+        for j in range(n_children):
+            number[first + j] = counter + j
+        counter += n_children
+        for j in range(n_children - 1, -1, -1):
+            stack[top] = first + j
+            top += 1
+    return number
+
+
+@njit(cache=True)
+def _root_seed(data, kept):
+    """The seed of :func:`_grow` for the whole tree: all rows, depth 0, not searched yet."""
+    rows, y_class, y_value, weight, is_classification, n_classes = (
+        data[1], data[2], data[3], data[4], data[5], data[7]
+    )  # fmt: skip
+    n_channels = 1 + n_classes if is_classification else 4
+    stats = np.empty(n_channels)
+    node_statistics(rows, 0, rows.shape[0], y_class, y_value, weight, is_classification, stats)
+    no_split = np.full(N_OUT, np.nan)
+    return (
+        np.int64(0), np.int64(rows.shape[0]), np.int64(0), stats,
+        np.empty((0, n_channels)), no_split, np.zeros(0, dtype=np.uint8),
+    )  # fmt: skip
+
+
+@njit(cache=True)
+def _defer(frontier, node, start, end, depth, stats, split, mask, hist):
+    """Append a deferred node to the frontier (see :func:`grow_top`); returns it (maybe grown)."""
+    front_int, front_stats, front_out, front_mask, front_hist, n_front, n_hist = frontier
+    if n_front == front_int.shape[0]:
+        size = max(2 * n_front, 16)
+        front_int = _grown(front_int, size)
+        front_stats = _grown(front_stats, size)
+        front_out = _grown(front_out, size)
+        front_mask = _grown(front_mask, size)
+    slot = -1
+    if hist.shape[0]:
+        if n_hist == front_hist.shape[0]:
+            bigger = np.empty((max(2 * n_hist, 4), hist.shape[0], hist.shape[1]))
+            bigger[:n_hist] = front_hist[:n_hist]
+            front_hist = bigger
+        front_hist[n_hist] = hist
+        slot = n_hist
+        n_hist += 1
+    front_int[n_front, S_NODE] = node
+    front_int[n_front, S_START] = start
+    front_int[n_front, S_END] = end
+    front_int[n_front, S_DEPTH] = depth
+    front_int[n_front, S_SLOT] = slot
+    front_stats[n_front] = stats
+    front_out[n_front] = split
+    front_mask[n_front] = mask
+    return front_int, front_stats, front_out, front_mask, front_hist, n_front + 1, n_hist
+
+
+@njit(cache=True)
+def _grow(data, search, rng, kept, limits, parallel_min_rows, thresholds, buffers, n_values,
+          seed, defer_rows):  # fmt: skip
+    """The loop of :func:`grow_depth_first` from ``seed``, the root of what it grows:
+    ``(start, end, depth, stats, hist, split, mask)``, its rows, depth, statistics,
+    kept histogram (no rows: none) and, when it was searched already (a deferred
+    node of :func:`grow_top`), its split (``split[OUT_GAIN]`` NaN: not searched)
+    and subset mask. Nodes of fewer than ``defer_rows`` rows are deferred
+    (:func:`grow_top`). Returns ``(tables, frontier)`` as :func:`grow_top`."""
     codes, rows, y_class, y_value, weight, is_classification, criterion, n_classes = data
     n_codes, is_nominal, sorted_rows, multiway = search[0], search[1], search[10], search[13]
     stored_features, stored_rows, stored_offsets, store_min_rows = kept
     child_of_row, sorted_buffer, partition_buffer = buffers
-    n = rows.shape[0]
+    seed_start, seed_end, seed_depth, seed_stats, seed_hist, seed_split, seed_mask = seed
     n_channels = 1 + n_classes if is_classification else 4
     width = 1  # of a nominal split's mask and map: its codes, missing included
     max_children = 2
@@ -480,8 +727,18 @@ def grow_depth_first(data, search, rng, kept, limits, parallel_min_rows, thresho
         np.empty((16, N_STACK), dtype=np.int64),
         np.empty((16, N_OUT)),
         np.empty((16, width), dtype=np.uint8),
+        np.empty((16, n_channels)),
     )
     top = np.int64(0)
+    frontier = (
+        np.empty((0, N_STACK), dtype=np.int64),
+        np.empty((0, n_channels)),
+        np.empty((0, N_OUT)),
+        np.empty((0, width), dtype=np.uint8),
+        np.empty((0, stored_rows[-1], n_channels)),
+        np.int64(0),
+        np.int64(0),
+    )
     child_stats = np.empty((max_children, n_channels))
     child_weight = np.empty(max_children)
     child_out = np.empty((max_children, N_OUT))
@@ -492,22 +749,34 @@ def grow_depth_first(data, search, rng, kept, limits, parallel_min_rows, thresho
     coc = np.empty(width, dtype=np.int64)
     no_sorted_rows = sorted_rows[:0]
 
-    # The root is opened as the only child of no node. (Counters start as np.int64,
-    # not literals, so that numba compiles each callee for one signature.)
-    bounds[0] = 0
-    bounds[1] = n
-    node_statistics(
-        rows, bounds[0], bounds[1], y_class, y_value, weight, is_classification, child_stats[0]
-    )
-    slots[0] = -1
-    if stored_features.shape[0] and n >= store_min_rows:
-        pool, free, n_free, slots[0] = _take_slot(pool, free, n_free)
-        _build_kept(data, stored_features, stored_rows, bounds[0], bounds[1],
-                    parallel_min_rows, pool[slots[0]])  # fmt: skip
+    # The seed is opened as the only child of no node, or (searched already)
+    # recorded and put on the stack. (Counters start as np.int64, not literals,
+    # so that numba compiles each callee for one signature.)
     n_nodes = np.int64(0)
     n_children = np.int64(1)
     node = np.int64(-1)
-    depth = np.int64(0)
+    depth = np.int64(seed_depth)
+    bounds[0] = seed_start
+    bounds[1] = seed_end
+    child_stats[0] = seed_stats
+    slots[0] = -1
+    if seed_hist.shape[0]:
+        pool, free, n_free, slots[0] = _take_slot(pool, free, n_free)
+        pool[slots[0]] = seed_hist
+    elif stored_features.shape[0] and seed_end - seed_start >= store_min_rows:
+        pool, free, n_free, slots[0] = _take_slot(pool, free, n_free)
+        _build_kept(data, stored_features, stored_rows, bounds[0], bounds[1],
+                    parallel_min_rows, pool[slots[0]])  # fmt: skip
+    if not np.isnan(seed_split[OUT_GAIN]):
+        node_int, node_float, _, _ = _add_node(
+            node_int, node_float, n_nodes, seed_stats, seed_end - seed_start, node,
+            is_classification, criterion,
+        )  # fmt: skip
+        n_nodes += 1
+        stacks = _push(stacks, top, 0, seed_start, seed_end, seed_depth, slots[0], seed_split,
+                       seed_mask, seed_stats)  # fmt: skip
+        top += 1
+        n_children = 0
     split = np.zeros(N_OUT)
     mask = np.zeros(width, dtype=np.uint8)
     missing_code = np.int64(0)
@@ -547,13 +816,29 @@ def grow_depth_first(data, search, rng, kept, limits, parallel_min_rows, thresho
         for k in range(n_children - 1, -1, -1):
             if child_split[k]:
                 stacks = _push(stacks, top, first + k, bounds[k], bounds[k + 1], depth, slots[k],
-                               child_out[k], child_mask[k])  # fmt: skip
+                               child_out[k], child_mask[k], child_stats[k])  # fmt: skip
                 top += 1
-        if top == 0:
+        # Split the node on top of the stack (deferring those below defer_rows).
+        popped = False
+        while top > 0:
+            top -= 1
+            stack_int, stack_out, stack_mask, stack_stats = stacks
+            if stack_int[top, S_END] - stack_int[top, S_START] >= defer_rows:
+                popped = True
+                break
+            slot = stack_int[top, S_SLOT]
+            frontier = _defer(
+                frontier, stack_int[top, S_NODE], stack_int[top, S_START], stack_int[top, S_END],
+                stack_int[top, S_DEPTH],
+                stack_stats[top], stack_out[top], stack_mask[top],
+                pool[slot] if slot >= 0 else empty_hist,
+            )  # fmt: skip
+            if slot >= 0:
+                free[n_free] = slot
+                n_free += 1
+        if not popped:
             break
-        # Split the node on top of the stack.
-        top -= 1
-        stack_int, stack_out, stack_mask = stacks
+        stack_int, stack_out, stack_mask, stack_stats = stacks
         node = stack_int[top, S_NODE]
         start = stack_int[top, S_START]
         end = stack_int[top, S_END]
@@ -584,4 +869,4 @@ def grow_depth_first(data, search, rng, kept, limits, parallel_min_rows, thresho
             data, histograms, pool, free, n_free, parent_slot, bounds, n_children, slots,
             parallel_min_rows,
         )  # fmt: skip
-    return _tree_arrays(node_int, node_float, n_nodes, category_pool)
+    return (node_int, node_float, n_nodes, category_pool, n_cat), frontier

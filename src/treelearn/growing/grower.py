@@ -49,6 +49,8 @@ Split records
     numbers there, so that the split can be explained as a textbook does.
 """
 
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 
 from treelearn._dtypes import (
@@ -91,6 +93,11 @@ HIST_RATIO = 2.0
 #: Nodes with at least this many rows search their features on several threads
 #: (when ``n_jobs`` allows more than one); smaller ones are not worth the start-up.
 PARALLEL_MIN_ROWS = 20_000
+#: On several threads, subtrees of fewer than ``n / (SUBTREES_PER_THREAD * n_threads)``
+#: rows (and at least ``SUBTREE_MIN_ROWS``) are grown separately, one per thread at
+#: a time; more, smaller ones balance the threads better.
+SUBTREES_PER_THREAD = 8
+SUBTREE_MIN_ROWS = 1_000
 #: A node whose impurity is at most this is pure (scikit-learn's EPSILON).
 EPSILON = np.finfo(np.float64).eps
 #: Grow with the numba loop where it applies (:meth:`Grower._fast_loop_applies`);
@@ -136,6 +143,28 @@ class _Node:
     @property
     def n_rows(self):
         return self.end - self.start
+
+
+def _joined_subtrees(results, n_values):
+    """The results of several :func:`~treelearn.growing._loop_kernels.grow_subtrees`
+    calls as one (their items one after the other)."""
+    if not results:
+        return (
+            np.zeros((0, loop_kernels.N_INT), dtype=np.int64),
+            np.zeros((0, loop_kernels.F_VALUE + n_values)),
+            np.zeros(0, dtype=np.int64),
+            *(np.zeros(0, dtype=np.int64) for _ in range(3)),
+        )
+    node_rows = np.cumsum([0] + [len(r[0]) for r in results[:-1]])
+    pool_rows = np.cumsum([0] + [len(r[2]) for r in results[:-1]])
+    return (
+        np.concatenate([r[0] for r in results]),
+        np.concatenate([r[1] for r in results]),
+        np.concatenate([r[2] for r in results]),
+        np.concatenate([r[3] + base for r, base in zip(results, node_rows, strict=True)]),
+        np.concatenate([r[4] for r in results]),
+        np.concatenate([r[5] + base for r, base in zip(results, pool_rows, strict=True)]),
+    )
 
 
 def _kernel_array(values, dtype):
@@ -357,10 +386,13 @@ class Grower:
         )
         thresholds = self._threshold_tables()
         buffers = (self.child_of_row, self.sorted_buffer, self.partition_buffer)
-        arrays = loop_kernels.grow_depth_first(
-            data, search, rng, kept, limits, parallel_min_rows, thresholds, buffers,
-            max(self.n_classes, 1),
-        )  # fmt: skip
+        if parallel_min_rows is not None and rng is None:
+            arrays = self._grow_subtrees_on_threads(data, search, kept, limits, thresholds, buffers)
+        else:
+            arrays = loop_kernels.grow_depth_first(
+                data, search, rng, kept, limits, parallel_min_rows, thresholds, buffers,
+                max(self.n_classes, 1),
+            )  # fmt: skip
         names = (
             "feature", "kind", "threshold", "child_ptr", "children", "category_ptr",
             "category_child", "missing_child", "value", "n_samples", "weight", "impurity",
@@ -375,6 +407,42 @@ class Grower:
                 )
         tree = Tree(**arrays, n_features=self.n_features, n_classes=self.n_classes)
         return tree.validate()
+
+    def _grow_subtrees_on_threads(self, data, search, kept, limits, thresholds, buffers):
+        """:func:`~treelearn.growing._loop_kernels.grow_depth_first` on ``n_threads``
+        threads: the nodes of at least ``n / (SUBTREES_PER_THREAD * n_threads)`` rows
+        are split first (large ones searching their features on all threads), then
+        the subtrees below them are grown on separate threads, largest first, and
+        stitched back together numbered as the serial loop numbers them: the same
+        Tree, to the bit, as one thread grows."""
+        n_values = max(self.n_classes, 1)
+        n_rows = self.rows.shape[0]
+        defer_rows = max(n_rows // (SUBTREES_PER_THREAD * self.n_threads), SUBTREE_MIN_ROWS)
+        tables, frontier = loop_kernels.grow_top(
+            data, search, kept, limits, PARALLEL_MIN_ROWS, thresholds, buffers, n_values,
+            defer_rows,
+        )  # fmt: skip
+        front_int, n_front = frontier[0], frontier[5]
+        sizes = front_int[:n_front, loop_kernels.S_END] - front_int[:n_front, loop_kernels.S_START]
+        order = np.argsort(-sizes, kind="stable")
+        # Batches of about equal rows, largest subtrees first; each thread takes
+        # the next batch when it is done with one.
+        batch_of = np.minimum(
+            np.cumsum(sizes[order]) * (SUBTREES_PER_THREAD * self.n_threads) // max(n_rows, 1),
+            SUBTREES_PER_THREAD * self.n_threads - 1,
+        )
+        batches = [order[batch_of == b] for b in np.unique(batch_of)]
+
+        def grow(items):
+            return loop_kernels.grow_subtrees(
+                data, search, kept, limits, thresholds, buffers, n_values, frontier, items
+            )
+
+        with ThreadPoolExecutor(self.n_threads) as pool:
+            results = list(pool.map(grow, batches))
+        subtrees = _joined_subtrees(results, n_values)
+        items = np.concatenate(batches) if batches else np.zeros(0, dtype=np.int64)
+        return loop_kernels.stitch_subtrees(tables, frontier, items, subtrees)
 
     def _threshold_tables(self):
         """Per feature what :meth:`Dataset.threshold` reads, for the numba loop:
