@@ -47,7 +47,7 @@ INSERTION_SORT_MAX_ROWS = 32
 #: per node row (it costs one pass over the codes and two over the rows).
 COUNTING_SORT_BINS_PER_ROW = 8
 #: Nodes with at most this many rows scan their numeric features straight from
-#: the rows in code order (:func:`scan_small_node`): no histogram, no view.
+#: the rows in code order (:func:`scan_sorted_rows`): no histogram, no view.
 SMALL_NODE_MAX_ROWS = 32
 
 
@@ -749,14 +749,14 @@ def gather_small_node(rows, start, end, y_class, y_value, weight, is_classificat
 
 
 @njit(cache=True, inline="always")
-def _add_local(out, i, local, is_classification):
-    """:func:`~treelearn.stats._kernels.add_row` of node row ``i`` from ``local``."""
+def _add_sorted_row(out, j, row_weight, row_class, row_value, is_classification):
+    """:func:`~treelearn.stats._kernels.add_row` of row ``j`` of the targets given."""
     out[0] += 1.0
-    w = local[0, i]
+    w = row_weight[j]
     if is_classification:
-        out[1 + int(local[1, i])] += w
+        out[1 + int(row_class[j])] += w
     else:
-        v = local[1, i]
+        v = row_value[j]
         out[1] += w
         out[2] += w * v
         out[3] += w * v * v
@@ -782,14 +782,16 @@ def _sort_small_node(f, codes, rows, start, end, by_row_id, keys, order):
         order[j] = i
 
 
-@njit(cache=True)
-def scan_small_node(
-    keys, order, m, missing_code, local, is_classification, total, parent_cost, criterion,
-    min_count, min_weight, work_rows, best,
+@njit(cache=True, _nrt=False)
+def scan_sorted_rows(
+    keys, order, m, missing_code, row_weight, row_class, row_value, is_classification, total,
+    parent_cost, criterion, min_count, min_weight, work_rows, best,
 ):  # fmt: skip
     """:func:`scan_threshold` of a numeric feature read straight from the node's
-    ``m`` rows in code order (codes ``keys``, node rows ``order``, their targets
-    in ``local``), without building a histogram.
+    ``m`` rows in code order, without building a histogram: the ``i``-th has the
+    code ``keys[i]`` and its targets at ``order[i]`` of ``row_weight`` and
+    ``row_class`` (classification) or ``row_value``: the training arrays and
+    row ids, or a small node's gathered targets and its row positions.
 
     Rows of one code are summed first and then added to the left side, as the
     histogram paths sum them, so the gains (and the split) are the same to the
@@ -805,7 +807,7 @@ def scan_small_node(
     while n_known > 0 and keys[n_known - 1] == missing_code:
         n_known -= 1
     for i in range(n_known, m):
-        _add_local(missing, order[i], local, is_classification)
+        _add_sorted_row(missing, order[i], row_weight, row_class, row_value, is_classification)
     has_missing = n_known < m
     best[0] = -np.inf
     best[1] = -1.0
@@ -818,7 +820,7 @@ def scan_small_node(
         code = keys[i]
         group[:] = 0.0
         while i < n_known and keys[i] == code:
-            _add_local(group, order[i], local, is_classification)
+            _add_sorted_row(group, order[i], row_weight, row_class, row_value, is_classification)
             i += 1
         n_present += 1
         if prev >= 0:
@@ -901,7 +903,7 @@ def find_best_split(
     node's rows kept sorted by that feature's code) when the feature has a
     slot, else by sorting the node's codes. Nodes of at most
     :data:`SMALL_NODE_MAX_ROWS` rows scan their numeric features straight from
-    the rows in code order (:func:`scan_small_node`). All paths give the same
+    the rows in code order (:func:`scan_sorted_rows`). All paths give the same
     answer, to the bit; only the cost differs.
 
     ``skip_missing`` (``missing="surrogate"``): each feature is evaluated on
@@ -968,20 +970,30 @@ def evaluate_numeric_feature(
 
     A small node (``small``: its targets gathered in ``local`` by
     :func:`gather_small_node`) without a kept histogram is scanned straight from
-    its rows in code order (:func:`scan_small_node`); otherwise the statistics
+    its rows in code order (:func:`scan_sorted_rows`); otherwise the statistics
     come from :func:`fill_feature_histogram` and :func:`scan_threshold` scans them.
     ``work``: 5 scratch rows of channels; ``best``: 4 slots.
     """
     n_node = end - start
+    n_bins = n_codes[f] + 1
+    work_rows = (work[0], work[1], work[2], work[3], work[4])
+    compact = node_hist_offsets[f] < 0 and n_bins > hist_ratio * n_node
     if small and node_hist_offsets[f] < 0:
         keys = scratch_codes[:n_node]
         order = scratch_codes[n_node : 2 * n_node]
-        by_row_id = sorted_slot[f] >= 0 and n_codes[f] + 1 > hist_ratio * n_node
-        _sort_small_node(f, codes, rows, start, end, by_row_id, keys, order)
-        n_present = scan_small_node(
-            keys, order, n_node, n_codes[f], local, is_classification, node_stats,
-            parent_cost, criterion, min_count, min_weight,
-            (work[0], work[1], work[2], work[3], work[4]), best,
+        _sort_small_node(f, codes, rows, start, end, sorted_slot[f] >= 0 and compact, keys, order)
+        n_present = scan_sorted_rows(
+            keys, order, n_node, n_codes[f], local[0], local[1], local[1], is_classification,
+            node_stats, parent_cost, criterion, min_count, min_weight, work_rows, best,
+        )  # fmt: skip
+    elif compact and not skip_missing and sorted_slot[f] >= 0:
+        # The node's rows in code order are at hand: scanned straight from them.
+        ordered = sorted_rows[sorted_slot[f], start:end]
+        keys = scratch_codes[:n_node]
+        _gather_codes(codes, f, ordered, keys)
+        n_present = scan_sorted_rows(
+            keys, ordered, n_node, n_codes[f], weight, y_class, y_value, is_classification,
+            node_stats, parent_cost, criterion, min_count, min_weight, work_rows, best,
         )  # fmt: skip
     else:
         path, n_known = fill_feature_histogram(
@@ -1001,6 +1013,13 @@ def evaluate_numeric_feature(
     if n_present >= 2:
         _keep_split_if_better(out, f, best, False)
     return n_present
+
+
+@njit(cache=True, _nrt=False)
+def _gather_codes(codes, f, ordered, keys):
+    """``keys[i] = codes[ordered[i], f]``."""
+    for i in range(ordered.shape[0]):
+        keys[i] = codes[ordered[i], f]
 
 
 @njit(cache=True, parallel=True)
