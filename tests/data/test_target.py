@@ -134,6 +134,67 @@ def test_regression_target_missing_and_infinite_values_name_the_rows():
         encode_class_target([np.inf, 1.0, 0.0], 3)
 
 
+@pytest.mark.parametrize(
+    "y",
+    [
+        np.array([3, 1, 3, 2, 7]),
+        np.array([-5, 120, -128, 0, 120], dtype=np.int8),
+        np.array([250, 3, 3, 0], dtype=np.uint8),
+        np.array([2**40, 2**40 + 3, 2**40], dtype=np.int64),
+        np.array([0, 10**9, 5], dtype=np.int64),  # a wide span: sorted as before
+        np.array([1, 2**63], dtype=np.uint64),
+        np.random.default_rng(0).integers(-3, 40, size=5000).astype(np.int16),
+    ],
+)
+def test_integer_classes_as_numpy_unique_gives_them(y):
+    classes, index = encode_class_target(y, y.shape[0])
+    expected_classes, expected_index = np.unique(y, return_inverse=True)
+    assert classes.dtype == y.dtype
+    np.testing.assert_array_equal(classes, expected_classes)
+    np.testing.assert_array_equal(index, expected_index)
+    assert index.dtype == np.int32
+
+
+def test_targets_are_not_copied_more_than_the_grower_needs():
+    # Class indices come as int32, the grower's dtype, so it takes them as they are.
+    _, index = encode_class_target(np.array([3, 1, 3, 2]), 4)
+    assert index.dtype == np.int32
+    _, index = encode_class_target(pd.Series(pd.Categorical(["b", "a", "b"])), 3)
+    assert index.dtype == np.int32
+    # A writable float64 target is used as it is; others are converted (or copied).
+    y = np.array([1.5, 2.0, 3.0])
+    assert validate_regression_target(y, 3) is y
+    frozen = y.copy()
+    frozen.flags.writeable = False
+    target = validate_regression_target(frozen, 3)
+    assert target.flags.writeable
+    np.testing.assert_array_equal(target, y)
+    assert validate_regression_target(y.astype(np.float32), 3).dtype == np.float64
+
+
+def test_fitting_leaves_y_and_the_weights_as_they_were():
+    from treelearn import CARTClassifier, CARTRegressor
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 3))
+    y = X[:, 0] + rng.normal(size=300)
+    weight = rng.integers(1, 3, size=300).astype(float)  # no zero: y goes to the grower as is
+    saved = y.copy(), weight.copy()
+    for criterion in ("squared_error", "absolute_error", "huber"):
+        for max_bins in (None, 255):
+            model = CARTRegressor(criterion=criterion, max_depth=4, max_bins=max_bins)
+            model.fit(X, y, sample_weight=weight)
+            np.testing.assert_array_equal(y, saved[0])
+            np.testing.assert_array_equal(weight, saved[1])
+    weight[::5] = 0.0
+    saved = y.copy(), weight.copy()
+    labels = (y > 0).astype(int)
+    saved_labels = labels.copy()
+    CARTClassifier(max_depth=4).fit(X, labels, sample_weight=weight)
+    np.testing.assert_array_equal(labels, saved_labels)
+    np.testing.assert_array_equal(weight, saved[1])
+
+
 def test_complex_target_is_refused():
     with pytest.raises(TargetError, match=r"Complex data not supported: y has dtype complex"):
         validate_regression_target(np.array([1 + 1j, 2]), 2)

@@ -1,9 +1,13 @@
 """Encoding kernels: bin codes, the exactness check of sampled bins, a radix sort, ranks.
 
-Every kernel reads a numeric column as float64 with NaN for a missing value
-(the reader's convention, :class:`treelearn.data.schema.RawColumn`) and writes
-codes straight into one column of the code matrix, whatever its unsigned dtype,
-so no wider temporary is ever built.
+Every kernel reads a numeric column as the caller gave it, float32 or float64
+(:func:`as_kernel_floats`), in any memory layout (a column of a C-ordered matrix
+is a strided view), with NaN for a missing value (the reader's convention,
+:class:`treelearn.data.schema.RawColumn`), and compares and sorts each value as
+the float64 it converts to exactly; the kernels write codes straight into one
+column of the code matrix, whatever its unsigned dtype, so neither a float64
+copy of the column nor a wider temporary of the codes is ever built. Inputs are
+only read, never written.
 
 Binary search in blocks
     A bin code is ``np.searchsorted(edges, x, side="left")``, the number of
@@ -158,18 +162,38 @@ def value_counts(values, distinct, counts):
         counts[lower_bound(distinct, values[i])] += 1
 
 
+@njit(cache=True)
+def scan_nan_inf(matrix, has_nan, has_inf):
+    """``has_nan[j]``/``has_inf[j]`` set when column ``j`` of a C-ordered 2D float array
+    holds a NaN/an infinity.
+
+    One pass over the matrix in memory order: a column of a C-ordered matrix is
+    strided, and looking at each column on its own would read the whole matrix
+    once per column.
+    """
+    n_rows, n_columns = matrix.shape
+    for i in range(n_rows):
+        for j in range(n_columns):
+            x = matrix[i, j]
+            if x != x:
+                has_nan[j] = True
+            elif x == np.inf or x == -np.inf:
+                has_inf[j] = True
+
+
 #: Bits of the sort key taken per radix pass (six passes cover 64 bits).
 DIGIT_BITS = 11
 N_DIGITS = 6
 
 
 @njit(cache=True)
-def radix_sort_keys(bits, keys, index, keys_spare, index_spare):
-    """Sort the known values of a float64 column, given as its bits (``uint64``).
+def radix_sort_keys(values, keys, index, keys_spare, index_spare):
+    """Sort the known values of a float32 or float64 column (any layout).
 
-    Each known value becomes an unsigned key that orders as the value does (the
-    sign bit set on positives, every bit flipped on negatives; -0.0 first made
-    0.0, so the two are one key); NaN rows are left out. An LSD radix sort of
+    Each known value, as the bits of the float64 it converts to exactly, becomes
+    an unsigned key that orders as the value does (the sign bit set on
+    positives, every bit flipped on negatives; -0.0 first made 0.0, so the two
+    are one key); NaN rows are left out. An LSD radix sort of
     ``DIGIT_BITS`` bits a pass orders the keys and carries each row's index
     with its key; a pass whose digit is the same for every key is skipped (a
     float32 column cast to float64 has 29 zero low bits). Several times faster
@@ -178,7 +202,7 @@ def radix_sort_keys(bits, keys, index, keys_spare, index_spare):
     Returns ``(n_known, spare)``: the sorted keys and row indices are
     ``keys[:n_known]``/``index[:n_known]``, or the spare arrays when ``spare``.
     """
-    n = bits.shape[0]
+    n = values.shape[0]
     sign = np.uint64(1) << np.uint64(63)
     magnitude = sign - np.uint64(1)
     infinity = np.uint64(0x7FF0000000000000)
@@ -186,7 +210,7 @@ def radix_sort_keys(bits, keys, index, keys_spare, index_spare):
     counts = np.zeros((N_DIGITS, 1 << DIGIT_BITS), dtype=np.int64)
     n_known = 0
     for i in range(n):
-        b = bits[i]
+        b = np.float64(values[i]).view(np.uint64)
         if (b & magnitude) > infinity:  # NaN
             continue
         if b == sign:  # -0.0
@@ -265,20 +289,38 @@ def key_runs(sorted_keys, distinct_bits, counts):
     return n_runs
 
 
+#: The dtypes the kernels read as they are; any other column is read as float64.
+KERNEL_FLOAT_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def as_kernel_floats(values):
+    """``values`` as an array the kernels read: a float32 or float64 array as it is
+    (no copy, whatever its strides), any other numbers converted to float64.
+
+    float32 and float64 values convert to float64 exactly, so a kernel gives
+    the same result on the column as on its float64 copy.
+    """
+    values = np.asarray(values)
+    if values.dtype in KERNEL_FLOAT_DTYPES:
+        return values
+    return np.asarray(values, dtype=np.float64)
+
+
 def radix_sort(values):
-    """Sorted keys and rows of the known values of ``values`` (float64; NaN: missing).
+    """Sorted keys and rows of the known values of ``values`` (numbers; NaN: missing).
 
     :func:`radix_sort_keys` with its buffers: returns ``(keys, rows)``, the keys
-    ascending and ``rows[i]`` the row of ``keys[i]``.
+    ascending and ``rows[i]`` the row of ``keys[i]``. A float32 or float64
+    column is read where it is (:func:`as_kernel_floats`).
     """
-    values = np.ascontiguousarray(values, dtype=np.float64)
+    values = as_kernel_floats(values)
     n = values.shape[0]
     row_dtype = np.uint32 if n < 2**32 else np.int64
     keys = np.empty(n, dtype=np.uint64)
     rows = np.empty(n, dtype=row_dtype)
     spare_keys = np.empty(n, dtype=np.uint64)
     spare_rows = np.empty(n, dtype=row_dtype)
-    n_known, spare = radix_sort_keys(values.view(np.uint64), keys, rows, spare_keys, spare_rows)
+    n_known, spare = radix_sort_keys(values, keys, rows, spare_keys, spare_rows)
     if spare:
         keys, rows = spare_keys, spare_rows
     return keys[:n_known], rows[:n_known]

@@ -169,8 +169,10 @@ def quantile_bin_edges(known_values, max_bins):
 
     Parameters
     ----------
-    known_values : ndarray of float64
-        The column's known (non-missing) training values.
+    known_values : array of numbers
+        The column's known (non-missing) training values; float32 and float64
+        arrays are read where they are, in any layout (never copied whole,
+        never written), other numbers as float64.
     max_bins : int
         At most this many bins (2 or more).
 
@@ -178,7 +180,7 @@ def quantile_bin_edges(known_values, max_bins):
     -------
     ndarray of float64, sorted, distinct, at most ``max_bins - 1`` entries
     """
-    known = np.ascontiguousarray(known_values, dtype=np.float64)
+    known = _kernels.as_kernel_floats(known_values)
     n = known.shape[0]
     sampled = n > BIN_SAMPLE_ROWS
     sample = known[sample_positions(n, BIN_SAMPLE_ROWS)] if sampled else known
@@ -199,7 +201,11 @@ def quantile_bin_edges(known_values, max_bins):
 
 
 def column_bin_edges(column, max_bins):
-    """:func:`quantile_bin_edges` of a numeric :class:`~treelearn.data.schema.RawColumn`."""
+    """:func:`quantile_bin_edges` of a numeric :class:`~treelearn.data.schema.RawColumn`.
+
+    A column without missing values is read where it is; otherwise its known
+    values are gathered first (in the column's own dtype).
+    """
     values = column.values
     known = values[~column.missing] if column.missing.any() else values
     return quantile_bin_edges(known, max_bins)
@@ -209,9 +215,10 @@ def write_bin_codes(values, edges, out):
     """Bin codes of ``values`` into ``out`` (any unsigned dtype wide enough).
 
     ``out[i] = np.searchsorted(edges, values[i], side="left")``; a NaN (missing)
-    value gets ``len(edges) + 1``.
+    value gets ``len(edges) + 1``. A float32 or float64 column is read where it
+    is, in any layout (:func:`treelearn.data._kernels.as_kernel_floats`).
     """
-    values = np.ascontiguousarray(values, dtype=np.float64)
+    values = _kernels.as_kernel_floats(values)
     missing_code = edges.shape[0] + 1
     if missing_code > np.iinfo(out.dtype).max:
         raise ValueError(f"codes up to {missing_code} do not fit in {out.dtype}")

@@ -47,6 +47,7 @@ import narwhals.stable.v2 as nw
 import numpy as np
 import pandas as pd
 
+from treelearn.data import _kernels
 from treelearn.exceptions import DataError, ParameterError, SchemaMismatchError
 
 NOMINAL = "nominal"
@@ -66,10 +67,15 @@ class RawColumn:
         Column name (``"x0"``, ``"x1"``, ... for arrays without names).
     kind : {"nominal", "numeric"}
     values : ndarray
-        ``float64`` for numeric columns (missing is NaN, and NaN is missing),
-        ``object`` for nominal ones (missing is None).
+        Numeric columns: the caller's numbers in their own dtype (float32,
+        float64, integers; missing is NaN, and NaN is missing), as a read-only
+        view of the input where it holds them (a column of a C-ordered matrix is
+        a strided view), never a copy; a copy in float64 only for inputs that
+        are not numpy numbers (object columns, nulls of nullable dtypes).
+        Nominal columns: ``object`` (missing is None).
     missing : ndarray of bool
-        Which rows are missing.
+        Which rows are missing; for a column without a missing value, a
+        read-only all-False view that takes no memory (:func:`no_missing`).
     categories : tuple or None
         Category list declared by the input's dtype, else None.
     levels : tuple or None
@@ -82,6 +88,10 @@ class RawColumn:
         ``values[i]`` is ``levels[level_codes[i]]``, or missing where the code
         is -1. A copy of the column with other ``values`` must drop both
         (:meth:`with_values`).
+    finite : bool
+        True when the reader has already seen that no value is infinite (a
+        column of a C-ordered matrix, scanned with the others in one pass), so
+        :func:`check_finite` need not look again; False when not known.
     """
 
     name: str
@@ -91,17 +101,20 @@ class RawColumn:
     categories: tuple | None = None
     levels: tuple | None = None
     level_codes: np.ndarray | None = None
+    finite: bool = False
 
     def take(self, rows):
         """This column restricted to ``rows`` (a boolean mask or indices)."""
         level_codes = None if self.level_codes is None else self.level_codes[rows]
-        return replace(
-            self, values=self.values[rows], missing=self.missing[rows], level_codes=level_codes
-        )
+        values = self.values[rows]
+        # A zero stride is the memoryless mask of a column without missing values.
+        missing = self.missing[rows] if self.missing.strides[0] else no_missing(values.shape[0])
+        return replace(self, values=values, missing=missing, level_codes=level_codes)
 
     def with_values(self, values, **changes):
         """This column holding ``values`` instead (its level codes dropped)."""
-        return replace(self, values=values, levels=None, level_codes=None, **changes)
+        changes = {"levels": None, "level_codes": None, "finite": False, **changes}
+        return replace(self, values=values, **changes)
 
 
 @dataclass(frozen=True)
@@ -225,6 +238,10 @@ def read_table(X, categorical_features=None):
     Returns
     -------
     RawTable
+        Numeric columns are read-only views of ``X``'s own numbers where it
+        holds them as numpy floats or integers (a column of a 2D array, a
+        DataFrame column's array): reading ``X`` copies none of them, and
+        nothing ever writes into them.
     """
     if is_dataframe(X):
         frame = _from_native(X)
@@ -239,8 +256,31 @@ def read_table(X, categorical_features=None):
     array = _as_2d_array(X)
     names = [f"x{j}" for j in range(array.shape[1])]
     forced = _resolve_categorical(categorical_features, names)
-    columns = [_read_array_column(array[:, j], names[j], forced[j]) for j in range(array.shape[1])]
+    scans = _scan_rows(array)
+    columns = [
+        _read_array_column(array[:, j], names[j], forced[j], scans[j])
+        for j in range(array.shape[1])
+    ]
     return RawTable(columns, int(array.shape[0]), False)
+
+
+def _scan_rows(array):
+    """Per column, ``(has NaN, has an infinity)`` of a C-ordered float matrix, from one
+    pass over it in memory order (:func:`treelearn.data._kernels.scan_nan_inf`); for
+    other arrays ``None`` per column (their columns are looked at one by one)."""
+    n_columns = array.shape[1]
+    scanned = (
+        array.dtype in _kernels.KERNEL_FLOAT_DTYPES
+        and n_columns > 1
+        and array.shape[0] > 0
+        and array.flags.c_contiguous
+    )
+    if not scanned:
+        return [None] * n_columns
+    has_nan = np.zeros(n_columns, dtype=bool)
+    has_inf = np.zeros(n_columns, dtype=bool)
+    _kernels.scan_nan_inf(array, has_nan, has_inf)
+    return list(zip(has_nan.tolist(), has_inf.tolist(), strict=True))
 
 
 def check_not_empty(table):
@@ -330,18 +370,47 @@ def _nominal_values(values, missing=None):
     return values, is_missing
 
 
+def no_missing(n_rows):
+    """The missing mask of a column without a missing value: all False, read-only, and
+    taking no memory (a zero-stride view of one ``False``)."""
+    return np.broadcast_to(np.False_, (n_rows,))
+
+
+def read_only(values):
+    """A read-only view of ``values`` (the caller's array itself stays writable)."""
+    view = values.view()
+    view.flags.writeable = False
+    return view
+
+
 def _numeric_values(values, name, missing=None):
-    try:
-        as_float = np.asarray(values, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise DataError(
-            f"Column {name!r} was declared numeric but holds values that are not numbers "
-            f"({exc}); declare it nominal (categorical_features) or clean it."
-        ) from exc
-    if missing is not None and missing.any():
-        as_float = as_float.copy()
-        as_float[missing] = np.nan
-    return as_float, np.isnan(as_float)
+    """A numeric column's values and missing mask (see :class:`RawColumn`).
+
+    Float and integer arrays are kept as they are, as read-only views: no copy of
+    the caller's data. Other inputs are converted to float64; so is a column
+    whose ``missing`` rows (the input's nulls) do not already hold NaN.
+    """
+    values = np.asarray(values)
+    if values.dtype.kind not in "fiu":
+        try:
+            values = np.asarray(values, dtype=np.float64)
+        except (TypeError, ValueError) as exc:
+            raise DataError(
+                f"Column {name!r} was declared numeric but holds values that are not "
+                f"numbers ({exc}); declare it nominal (categorical_features) or clean it."
+            ) from exc
+    nulls_not_nan = (
+        missing is not None
+        and missing.any()
+        and (values.dtype.kind != "f" or not np.isnan(values[missing]).all())
+    )
+    if nulls_not_nan:
+        values = np.array(values, dtype=np.float64)
+        values[missing] = np.nan
+    is_missing = np.isnan(values) if values.dtype.kind == "f" else None
+    if is_missing is None or not is_missing.any():
+        is_missing = no_missing(values.shape[0])
+    return read_only(values), is_missing
 
 
 def declared_categories(series):
@@ -398,7 +467,17 @@ def _read_frame_column(series, name, forced_nominal):
     )
 
 
-def _read_array_column(values, name, forced_nominal):
+def _scanned_numeric_column(values, name, scan):
+    """A float column of a C-ordered matrix whose NaN and infinities :func:`_scan_rows`
+    has looked for: a read-only view, its mask built only when it has a NaN."""
+    has_nan, has_inf = scan
+    missing = np.isnan(values) if has_nan else no_missing(values.shape[0])
+    return RawColumn(name, NUMERIC, read_only(values), missing, finite=not has_inf)
+
+
+def _read_array_column(values, name, forced_nominal, scan=None):
+    if scan is not None and not forced_nominal:
+        return _scanned_numeric_column(values, name, scan)
     if forced_nominal or values.dtype.kind in "USb":
         categories = (False, True) if values.dtype.kind == "b" else None
         values, missing = _nominal_values(values)
@@ -412,7 +491,7 @@ def _read_array_column(values, name, forced_nominal):
             return RawColumn(name, NUMERIC, numbers_, missing)
         values, missing = _nominal_values(values, missing)
         return RawColumn(name, NOMINAL, values, missing)
-    numbers_, missing = _numeric_values(values, name)
+    numbers_, missing = _numeric_values(values, name)  # a view of ``values``
     return RawColumn(name, NUMERIC, numbers_, missing)
 
 
@@ -490,6 +569,8 @@ def infer_schema(columns, from_frame):
 
 def check_finite(column):
     """Raise a :class:`DataError` naming the rows where a numeric column is infinite."""
+    if column.finite:
+        return
     infinite = np.isinf(column.values)
     if infinite.any():
         raise DataError(

@@ -105,7 +105,9 @@ def encode_class_target(y, n_rows, estimator_name="This estimator"):
     Returns
     -------
     classes : ndarray
-    y_index : ndarray of int64
+    y_index : ndarray of int32
+        (int64 for more than ``2**31 - 1`` classes.) The grower reads class
+        indices as int32, so it takes this array as it is, without a copy.
     """
     array, categories = _as_1d(y, n_rows, estimator_name)
     _check_no_missing(array)
@@ -114,14 +116,44 @@ def encode_class_target(y, n_rows, estimator_name="This estimator"):
     if categories is not None:
         present = set(pd.unique(array).tolist())
         classes = np.array([c for c in categories if c in present], dtype=array.dtype)
-        y_index = pd.Categorical(array, categories=classes.tolist()).codes.astype(np.int64)
-        return classes, y_index
+        y_index = pd.Categorical(array, categories=classes.tolist()).codes
+        return classes, y_index.astype(_index_dtype(len(classes)))
+    counted = _count_integer_classes(array)
+    if counted is not None:
+        return counted
     classes, y_index = np.unique(array, return_inverse=True)
-    return classes, y_index.astype(np.int64).ravel()
+    return classes, y_index.astype(_index_dtype(len(classes))).ravel()
+
+
+def _index_dtype(n_classes):
+    return np.int32 if n_classes <= np.iinfo(np.int32).max else np.int64
+
+
+def _count_integer_classes(array):
+    """``np.unique(array, return_inverse=True)`` of integer labels that span fewer values
+    than there are rows (the usual ``0 .. k-1``), by counting instead of sorting: the
+    same classes and indices, in one pass and without the sort's copies of the
+    column. None for other labels."""
+    if array.dtype.kind not in "iu" or array.dtype == np.uint64 or array.shape[0] == 0:
+        return None
+    low, high = int(array.min()), int(array.max())
+    span = high - low + 1
+    if span > max(array.shape[0], 1024):
+        return None
+    offset = np.subtract(array, low, dtype=np.intp)
+    present = np.bincount(offset, minlength=span) > 0
+    classes = (np.flatnonzero(present) + low).astype(array.dtype)
+    lookup = (np.cumsum(present) - 1).astype(_index_dtype(classes.shape[0]))
+    return classes, lookup[offset]
 
 
 def validate_regression_target(y, n_rows, estimator_name="This estimator"):
-    """``y`` as float64, with a clear error for non-numeric, missing or infinite values."""
+    """``y`` as float64, with a clear error for non-numeric, missing or infinite values.
+
+    A writable float64 ``y`` is returned as it is, not copied (nothing writes
+    into it); a read-only one (a pandas Series' array) is copied, so that the
+    grower's kernels always see the same array type.
+    """
     array, _ = _as_1d(y, n_rows, estimator_name)
     if array.dtype.kind == "O":
         missing = np.asarray(pd.isna(array), dtype=bool)
@@ -133,7 +165,9 @@ def validate_regression_target(y, n_rows, estimator_name="This estimator"):
         array = numbers
     elif array.dtype.kind not in "biuf":
         _not_numeric(array, np.zeros(array.shape[0], dtype=bool), estimator_name)
-    array = array.astype(np.float64)
+    array = np.asarray(array, dtype=np.float64)
+    if not array.flags.writeable:
+        array = array.copy()
     _check_no_missing(array)
     _check_finite(array)
     return array

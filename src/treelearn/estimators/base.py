@@ -226,10 +226,14 @@ class BaseTree(BaseEstimator):
             table = table.take(positive)
             y_encoded = y_encoded[positive]
             weight = weight[positive]
+        del positive
         table = self._prepare_table(table, y_encoded, weight)
         with _numba_threads(getattr(self, "n_jobs", 1)) as n_threads:
             # (Encoding runs inside: its binning kernels use n_jobs's threads too.)
             dataset = encode_table(table, getattr(self, "max_bins", None))
+            # The raw columns are not needed while growing: let go of what the table
+            # holds beyond views of X (object columns of nominal values, copies).
+            del table
             self._check_dataset(dataset)
             spec = self._growth_spec(dataset.n_samples, float(weight.sum()), dataset.n_features)
             rng = np.random.default_rng(self.random_state_seed())
