@@ -432,7 +432,8 @@ def route_oracle(codes, n_codes, rows, side, surrogates, majority_child):
 def apply_oracle(tree, X):
     """Leaf of each row of the prediction matrix ``X``, walking the Tree's arrays in
     Python: a missing value (or a category the node maps nowhere) tries the
-    node's surrogates in order, then ``missing_child``."""
+    node's surrogates in order, then ``missing_child``; where that is
+    MISSING_BY_WEIGHT (-2), the heaviest child (the first of equally heavy ones)."""
 
     leaves = []
     for row in np.asarray(X, dtype=float):
@@ -441,7 +442,10 @@ def apply_oracle(tree, X):
             c = _known_child(tree, node, row[tree.feature[node]])
             if c is None:
                 c = _surrogate_child(tree, node, row)
-            node = int(tree.children[tree.child_ptr[node] + c])
+            children = tree.children[tree.child_ptr[node] : tree.child_ptr[node + 1]]
+            if c == -2:
+                c = int(np.argmax(tree.weight[children]))
+            node = int(children[c])
         leaves.append(node)
     return np.array(leaves, dtype=np.int64)
 

@@ -18,6 +18,7 @@ import warnings
 
 import numba
 import numpy as np
+import pandas as pd
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
@@ -260,7 +261,16 @@ class BaseTree(BaseEstimator):
             return int(state.integers(np.iinfo(np.int32).max))
         return state
 
-    def _prediction_matrix(self, X):
+    def _read_prediction_matrix(self, X):
+        """``(matrix, unchecked)``: the matrix the prediction kernels read.
+
+        A float numpy array of the fitted width, or a pandas DataFrame of
+        float columns, with every feature numeric, is read as it is (no copy,
+        no encoding pass; a DataFrame's columns in the fitted order):
+        ``unchecked`` is then True, and the caller must check that it holds no
+        infinite value (the walk of :meth:`_walk_tree` does, on the way). Any
+        other input is read and checked column by column (``unchecked`` False).
+        """
         check_is_fitted(self, "tree_")
         schema = self.feature_schema_
         named = has_feature_names(X)
@@ -269,19 +279,49 @@ class BaseTree(BaseEstimator):
                 f"X has feature names, but {type(self).__name__} was fitted without feature "
                 "names; columns are taken by position.",
                 UserWarning,
-                stacklevel=3,
+                stacklevel=4,
             )
         elif not named and schema.from_frame:
             warnings.warn(
                 f"X does not have valid feature names, but {type(self).__name__} was fitted "
                 "with feature names; columns are taken in the fitted order.",
                 UserWarning,
-                stacklevel=3,
+                stacklevel=4,
             )
         if _is_plain_numeric_matrix(X, schema):
-            return X
+            return X, True
+        matrix = _float_frame_matrix(X, schema, by_name=named and schema.from_frame)
+        if matrix is not None:
+            return matrix, True
+        return self._encoded_prediction_matrix(X), False
+
+    def _encoded_prediction_matrix(self, X):
+        """The prediction matrix read column by column (every check, with messages
+        that name the column)."""
         columns = align_columns(X, self._input_schema, estimator_name=type(self).__name__)
-        return prediction_matrix(self._prepare_columns(columns), schema)
+        return prediction_matrix(self._prepare_columns(columns), self.feature_schema_)
+
+    def _prediction_matrix(self, X):
+        """The checked matrix the prediction kernels read (see
+        :meth:`_read_prediction_matrix`)."""
+        matrix, unchecked = self._read_prediction_matrix(X)
+        if unchecked and np.isinf(matrix).any():
+            return self._encoded_prediction_matrix(X)  # raises, naming the column
+        return matrix
+
+    def _walk_tree(self, X, payload):
+        """What the leaf each row of ``X`` reaches holds: ``payload`` is ``"node"``
+        (the leaf's index), ``"class"`` (its most weighted class index) or
+        ``"value"`` (a regression value); see ``Tree._payload``. Runs on
+        ``n_jobs`` threads (None: numba's current number)."""
+        matrix, unchecked = self._read_prediction_matrix(X)  # raises NotFittedError first
+        tree = self.tree_
+        with _prediction_threads(getattr(self, "n_jobs", None)):
+            out, bad = tree._walk(matrix, tree._payload(payload), check_finite=unchecked)
+            if bad >= 0:  # an infinite value: the column-by-column reading names it
+                matrix = self._encoded_prediction_matrix(X)
+                out, _ = tree._walk(matrix, tree._payload(payload))
+        return out
 
     def apply(self, X):
         """Index of the leaf each row of ``X`` ends up in.
@@ -294,8 +334,7 @@ class BaseTree(BaseEstimator):
         -------
         ndarray of int64, shape (n_samples,)
         """
-        matrix = self._prediction_matrix(X)  # raises NotFittedError first
-        return self.tree_.apply(matrix)
+        return self._walk_tree(X, "node")
 
     def decision_path(self, X):
         """Sparse indicator (n_samples, n_nodes) of the nodes each row passes through.
@@ -357,8 +396,8 @@ class BaseTree(BaseEstimator):
 
 def _is_plain_numeric_matrix(X, schema):
     """True when ``X`` can be handed to the prediction kernels as it is: a 2D float
-    array of the fitted width, all features numeric, no infinite value (those
-    take the general path, which names the column)."""
+    array of the fitted width, all features numeric (it may still hold infinite
+    values: see :meth:`BaseTree._read_prediction_matrix`)."""
     return (
         isinstance(X, np.ndarray)
         and X.dtype in (np.float32, np.float64)
@@ -366,8 +405,27 @@ def _is_plain_numeric_matrix(X, schema):
         and X.shape[1] == schema.n_features
         and X.shape[0] > 0
         and not schema.is_nominal.any()
-        and not np.isinf(X).any()
     )
+
+
+def _float_frame_matrix(X, schema, by_name):
+    """A pandas DataFrame whose columns are all numpy float32/float64 as one float
+    matrix in the fitted column order (``by_name``: matched by name, else by
+    position), when every fitted feature is numeric; else None (the general path
+    reads it, and raises where it does not fit)."""
+    if not isinstance(X, pd.DataFrame) or schema.is_nominal.any() or X.shape[0] == 0:
+        return None
+    if X.shape[1] != schema.n_features:
+        return None
+    if not all(isinstance(d, np.dtype) and d in (np.float32, np.float64) for d in X.dtypes):
+        return None
+    if by_name:
+        names = list(schema.names)
+        if X.columns.tolist() != names:
+            if set(X.columns.tolist()) != set(names):
+                return None
+            X = X[names]
+    return X.to_numpy()
 
 
 def _check_n_jobs(n_jobs):
@@ -390,3 +448,14 @@ def _numba_threads(n_jobs):
         yield wanted
     finally:
         numba.set_num_threads(previous)
+
+
+@contextlib.contextmanager
+def _prediction_threads(n_jobs):
+    """numba's thread count while predicting: ``n_jobs`` threads (-1: all of
+    numba's threads); None leaves numba's current count as it is."""
+    if n_jobs is None:
+        yield
+        return
+    with _numba_threads(n_jobs):
+        yield

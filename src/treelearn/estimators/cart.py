@@ -55,6 +55,8 @@ _COMMON_PARAMETERS = """
     n_jobs : int or None, default=None
         Threads that search the features of large nodes (None or -1: all of
         numba's threads; 1: one). The tree is the same whatever ``n_jobs`` is.
+        Prediction runs on ``n_jobs`` threads too, over blocks of rows (None:
+        numba's current number of threads); the predictions do not depend on it.
 """
 
 _PRUNING_PARAMETERS = """    ccp_alpha : float, default=0.0
@@ -266,4 +268,4 @@ class CARTRegressor(PruningMixin, RegressorMixin, BaseTree):
     def predict(self, X):
         """The value of each row's leaf."""
         check_is_fitted(self, "tree_")
-        return self.tree_.value[self.apply(X), 0]
+        return self._walk_tree(X, "value")

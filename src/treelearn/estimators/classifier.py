@@ -7,6 +7,7 @@ from sklearn.utils.class_weight import compute_sample_weight
 from sklearn.utils.validation import check_is_fitted
 
 from treelearn.data.target import encode_class_target
+from treelearn.estimators.base import _prediction_threads
 from treelearn.exceptions import ParameterError
 
 
@@ -38,7 +39,8 @@ class TreeClassifierMixin:
         ndarray of shape (n_samples, n_classes)
         """
         matrix = self._prediction_matrix(X)  # raises NotFittedError first
-        return self.tree_.class_distribution(matrix)
+        with _prediction_threads(getattr(self, "n_jobs", None)):
+            return self.tree_.class_distribution(matrix)
 
     def predict_log_proba(self, X):
         """Logarithm of :meth:`predict_proba`."""
@@ -50,8 +52,11 @@ class TreeClassifierMixin:
         check_is_fitted(self, "tree_")
         if self.tree_.splits_missing_by_weight:
             return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
-        leaves = self.apply(X)
-        return self.classes_[np.argmax(self.tree_.value, axis=1)[leaves]]
+        index = self._walk_tree(X, "class")  # the class of each row's leaf, in one pass
+        classes = self.classes_
+        if classes.dtype == index.dtype and np.array_equal(classes, np.arange(classes.shape[0])):
+            return index
+        return classes.take(index)
 
 
 def _class_weight_factor(class_weight, classes, y_index):

@@ -52,6 +52,7 @@ class ID3Classifier(PruningMixin, TreeClassifierMixin, ClassifierMixin, BaseTree
     n_jobs : int or None, default=None
         Threads that search the attributes of large nodes (None or -1: all of
         numba's threads). The tree is the same whatever ``n_jobs`` is.
+        Prediction runs on ``n_jobs`` threads too (None: numba's current number).
     categorical_features : list of str or int, boolean mask, or None
         Columns to treat as nominal (numpy input with numeric codes, for example).
     pruning : {None, "validation", "reduced_error", "pessimistic", "error_based"}, default=None

@@ -14,6 +14,17 @@ nowhere) tries the node's surrogate splits in order, the first one whose
 feature it knows deciding, and failing all (or at a node without surrogates)
 takes ``missing_child``: rpart's ``usesurrogate = 2``. A row that knows the
 node's feature never looks at the surrogate arrays.
+
+``apply`` and ``predict`` walk a compact copy of the tree instead
+(:func:`depth_first_layout`, built once per Tree): one record per node
+(threshold, feature and missing direction, position of the first child),
+siblings side by side, in depth-first order, and eight rows walked together
+(:func:`_walk_block`). Threshold nodes whose missing values go to one child
+(no surrogates) are decided from the record alone; every other node (nominal,
+multiway, surrogates, missing values by weight) takes the general path above,
+so both walks reach the same leaf. For float32 input the records hold float32
+thresholds rounded down (towards -inf), which compare as the float64 ones do
+(see ``Tree._records``).
 """
 
 import numpy as np
@@ -87,38 +98,193 @@ def _next_node(node, X, i, nodes, surrogates):
     return children[child_ptr[node] + c]
 
 
-#: ``hot`` step codes: how the prediction loop treats a node.
-STEP_LEAF = 0
-STEP_THRESHOLD = 1
-STEP_GENERAL = 2
+# ---------------------------------------------------------------------------
+# The compact layout that predict and apply walk
+# ---------------------------------------------------------------------------
+
+#: Rows per block of the parallel walk (blocks are spread over the threads).
+BLOCK_ROWS = 4096
 
 
-@njit(cache=True, parallel=True, boundscheck=False)
-def apply_rows(X, hot, nodes, surrogates, out):
-    """Leaf reached by each row of ``X``.
+def record_dtype(threshold_dtype):
+    """The dtype of a compact node record (see :func:`_step`): ``threshold``
+    (float32 or float64), ``code`` (uint32) and ``first`` (int32)."""
+    return np.dtype(
+        [("threshold", threshold_dtype), ("code", np.uint32), ("first", np.int32)], align=True
+    )
 
-    ``hot = (step, feature, threshold, left, right)`` holds what the common
-    case reads, with unsigned indices (no negative-index handling in the loop):
-    a known value at a threshold node moves to ``left``/``right`` here; every
-    other case (a missing value, a nominal node) takes the general path. At a
-    node that splits missing values by weight, a row with a missing value
-    follows the heaviest branch (the weighted combination is computed by the
-    probability kernels).
+
+@njit(cache=True)
+def depth_first_layout(child_ptr, children, original, first):
+    """Number the nodes for the walk: siblings next to each other, depth first.
+
+    Position 0 is the root; a node's children take consecutive positions, in
+    branch order, starting at ``first[k]`` (child ``c`` of the node at
+    position ``k`` is at ``first[k] + c``); the children of child 0 come
+    next, then its subtree, then those of child 1, and so on (a row going
+    down the tree mostly moves to a nearby record). A leaf's ``first`` is its
+    own position. ``original[k]`` is the Tree's index of the node at
+    position ``k``. Every node must be reachable from the root once (a
+    validated Tree).
     """
-    step, feature, threshold, left, right = hot
-    for i in prange(X.shape[0]):
-        node = np.uint64(0)
-        while step[node] != STEP_LEAF:
-            if step[node] == STEP_THRESHOLD:
-                x = X[i, feature[node]]
-                if x <= threshold[node]:
-                    node = left[node]
-                    continue
-                if x > threshold[node]:
-                    node = right[node]
-                    continue
-            node = np.uint64(_next_node(np.int64(node), X, i, nodes, surrogates))
-        out[i] = node
+    stack = np.empty(original.shape[0], dtype=np.int64)
+    original[0] = 0
+    size = 1
+    stack[0] = 0
+    top = 1
+    while top > 0:
+        top -= 1
+        k = stack[top]
+        node = original[k]
+        begin = child_ptr[node]
+        n_children = child_ptr[node + 1] - begin
+        if n_children == 0:
+            first[k] = k
+            continue
+        first[k] = size
+        for c in range(n_children):
+            original[size + c] = children[begin + c]
+        for c in range(n_children - 1, -1, -1):  # child 0's subtree is placed first
+            stack[top] = size + c
+            top += 1
+        size += n_children
+
+
+@njit(cache=True)
+def _general_child(node, X, i, nodes, surrogates):
+    """Child index row ``i`` takes at ``node`` on the general path (missing values
+    by the node's rule, nominal maps, surrogates); a row missing the feature at a
+    node that splits missing values by weight takes the heaviest child."""
+    c = _child(node, X, i, nodes, surrogates)
+    if c == MISSING_BY_WEIGHT:
+        c = _heaviest_child(node, nodes[3], nodes[4], nodes[8])
+    return c
+
+
+@njit(cache=True, inline="always")
+def _step(X, i, records, k):
+    """Position of the record row ``i`` moves to from position ``k``, without a branch.
+
+    A record's feature is ``code >> 1``; a missing value goes to child 1 when
+    the lowest bit of ``code`` is set, else to child 0 (``x > threshold`` is
+    false for NaN). A leaf (``code`` 0, threshold NaN, ``first`` its own
+    position) stays where it is. A node of the general path has ``first``
+    negative (``~first``), and so does the result (see :func:`_resolve`).
+    """
+    record = records[np.uint64(k)]  # unsigned indices: no negative-index handling
+    code = record.code
+    x = X[np.uint64(i), code >> 1]
+    return np.int64(record.first) + ((x > record.threshold) | ((code & 1) & (x != x)))
+
+
+@njit(cache=True)
+def _resolve(position, k, X, i, original, nodes, surrogates):
+    """``position`` as :func:`_step` gave it from position ``k``: itself when it is a
+    position, else the child of the general path (:func:`_general_child`)."""
+    if position >= 0:
+        return position
+    return ~position + _general_child(original[k], X, i, nodes, surrogates)
+
+
+@njit(cache=True, inline="always")
+def _infinite_row(X, start, stop):
+    """First row in ``start:stop`` holding an infinite value, or -1 (``X`` C-ordered)."""
+    values = X[start:stop].ravel()  # a view
+    found = 0
+    for j in range(values.shape[0]):
+        found |= np.int32(np.abs(values[j]) == np.inf)
+    if found == 0:
+        return -1
+    for i in range(start, stop):
+        for f in range(X.shape[1]):
+            if np.abs(X[i, f]) == np.inf:
+                return i
+    return -1
+
+
+@njit(cache=True, boundscheck=False)
+def _walk_block(X, start, stop, records, original, nodes, surrogates, payload, out, check):
+    """``out[i] = payload[leaf position of row i]`` for rows ``start:stop``.
+
+    Eight rows go down the tree together, one step each per round, until all
+    eight stand on leaves (a leaf's step stays on it): their steps do not
+    depend on one another, so the processor overlaps their memory reads
+    (the last group repeats its last row). A round in which a row reaches a
+    node of the general path finishes its step there (:func:`_resolve`). With
+    ``check``, returns the first row that holds an infinite value (``out`` is
+    then incomplete), else -1.
+    """
+    last = stop - 1
+    for s in range(start, stop, 8):
+        i0 = s
+        i1 = min(s + 1, last)
+        i2 = min(s + 2, last)
+        i3 = min(s + 3, last)
+        i4 = min(s + 4, last)
+        i5 = min(s + 5, last)
+        i6 = min(s + 6, last)
+        i7 = min(s + 7, last)
+        a0 = a1 = a2 = a3 = a4 = a5 = a6 = a7 = np.int64(0)
+        while True:
+            b0 = _step(X, i0, records, a0)
+            b1 = _step(X, i1, records, a1)
+            b2 = _step(X, i2, records, a2)
+            b3 = _step(X, i3, records, a3)
+            b4 = _step(X, i4, records, a4)
+            b5 = _step(X, i5, records, a5)
+            b6 = _step(X, i6, records, a6)
+            b7 = _step(X, i7, records, a7)
+            if (b0 | b1 | b2 | b3 | b4 | b5 | b6 | b7) < 0:
+                b0 = _resolve(b0, a0, X, i0, original, nodes, surrogates)
+                b1 = _resolve(b1, a1, X, i1, original, nodes, surrogates)
+                b2 = _resolve(b2, a2, X, i2, original, nodes, surrogates)
+                b3 = _resolve(b3, a3, X, i3, original, nodes, surrogates)
+                b4 = _resolve(b4, a4, X, i4, original, nodes, surrogates)
+                b5 = _resolve(b5, a5, X, i5, original, nodes, surrogates)
+                b6 = _resolve(b6, a6, X, i6, original, nodes, surrogates)
+                b7 = _resolve(b7, a7, X, i7, original, nodes, surrogates)
+            moved = (b0 ^ a0) | (b1 ^ a1) | (b2 ^ a2) | (b3 ^ a3)
+            moved |= (b4 ^ a4) | (b5 ^ a5) | (b6 ^ a6) | (b7 ^ a7)
+            a0, a1, a2, a3, a4, a5, a6, a7 = b0, b1, b2, b3, b4, b5, b6, b7
+            if moved == 0:
+                break
+        out[i0] = payload[a0]
+        out[i1] = payload[a1]
+        out[i2] = payload[a2]
+        out[i3] = payload[a3]
+        out[i4] = payload[a4]
+        out[i5] = payload[a5]
+        out[i6] = payload[a6]
+        out[i7] = payload[a7]
+        if check:  # the group's rows are in the cache now
+            bad = _infinite_row(X, s, min(s + 8, stop))
+            if bad >= 0:
+                return bad
+    return -1
+
+
+@njit(cache=True)
+def walk_rows(X, records, original, nodes, surrogates, payload, out, check):
+    """One thread: ``out[i] = payload[leaf position of row i]``; see :func:`_walk_block`."""
+    return _walk_block(X, 0, X.shape[0], records, original, nodes, surrogates, payload, out, check)
+
+
+@njit(cache=True, parallel=True)
+def walk_rows_parallel(X, records, original, nodes, surrogates, payload, out, check):
+    """:func:`walk_rows` on numba's threads, blocks of ``BLOCK_ROWS`` rows each (every
+    row's result is its own, so the output does not depend on the thread count)."""
+    n_blocks = (X.shape[0] + BLOCK_ROWS - 1) // BLOCK_ROWS
+    bad = np.empty(n_blocks, dtype=np.int64)
+    for b in prange(n_blocks):
+        start = b * BLOCK_ROWS
+        stop = min(start + BLOCK_ROWS, X.shape[0])
+        bad[b] = _walk_block(
+            X, start, stop, records, original, nodes, surrogates, payload, out, check
+        )
+    for b in range(n_blocks):
+        if bad[b] >= 0:
+            return bad[b]
+    return -1
 
 
 @njit(cache=True)

@@ -47,6 +47,7 @@ Surrogate splits (``missing="surrogate"``; Breiman et al. 1984, as rpart does)
 from dataclasses import dataclass
 from functools import cached_property
 
+import numba
 import numpy as np
 
 from treelearn._dtypes import (
@@ -60,11 +61,12 @@ from treelearn._dtypes import (
 )
 from treelearn.exceptions import ModelFormatError
 from treelearn.tree._traverse import (
-    STEP_GENERAL,
-    STEP_LEAF,
-    STEP_THRESHOLD,
-    apply_rows,
+    BLOCK_ROWS,
+    depth_first_layout,
     path_nodes,
+    record_dtype,
+    walk_rows,
+    walk_rows_parallel,
     weighted_leaf_values,
 )
 
@@ -101,6 +103,23 @@ def _kernel_matrix(X):
     kept as it is: comparing it with float64 thresholds is exact)."""
     dtype = np.float32 if X.dtype == np.float32 else np.float64
     return np.ascontiguousarray(X, dtype=dtype)
+
+
+def float32_floor(threshold):
+    """The largest float32 at or below each float64 of ``threshold`` (NaN stays NaN).
+
+    For every float32 ``x`` (NaN and infinities included) and float64 ``t``,
+    ``x <= t`` exactly when ``x <= float32_floor(t)``: ``x <= t`` puts ``x``
+    among the float32 values at or below ``t``, of which the floor is the
+    largest, and conversely the floor is itself at or below ``t``; with NaN
+    both are false. So float32 input compared with these thresholds takes the
+    branches it takes against the float64 ones.
+    """
+    with np.errstate(over="ignore"):  # beyond float32's range: +-inf, corrected below
+        rounded = np.asarray(threshold, dtype=np.float64).astype(np.float32)
+    above = rounded.astype(np.float64) > threshold
+    rounded[above] = np.nextafter(rounded[above], np.float32(-np.inf))
+    return rounded
 
 
 @dataclass(frozen=True, eq=False)
@@ -227,26 +246,111 @@ class Tree:
         return nodes, surrogates
 
     @cached_property
-    def _hot_arrays(self):
-        """What the prediction loop reads for its common case (see ``apply_rows``)."""
-        internal = ~self.is_leaf
-        step = np.where(
-            self.kind == NODE_THRESHOLD, STEP_THRESHOLD, np.where(internal, STEP_GENERAL, STEP_LEAF)
-        ).astype(np.uint8)
-        first = self.child_ptr[:-1]
-        left = np.zeros(self.node_count, dtype=np.uint64)
-        right = np.zeros(self.node_count, dtype=np.uint64)
-        left[internal] = self.children[first[internal]]
-        binary = self.kind == NODE_THRESHOLD
-        right[binary] = self.children[first[binary] + 1]
-        feature = np.where(internal, self.feature, 0).astype(np.uint64)
-        return step, feature, self.threshold, left, right
+    def _layout(self):
+        """``(original, first, code)`` of the compact layout the walks read.
+
+        Positions are those of :func:`~treelearn.tree._traverse.depth_first_layout`.
+        ``code``: ``2 * feature + (missing values go to child 1)`` at a
+        threshold node whose missing values go to one child and that has no
+        surrogates (the fast nodes; their threshold is a number), else 0.
+        ``first``: the position of the node's first child (a leaf's own
+        position), stored as ``~first`` (negative) at a node of the general
+        path: any node but a fast one or a leaf. The records of the walk hold
+        ``code``, ``first`` and the threshold (NaN but at fast nodes).
+        """
+        n = self.node_count
+        if n >= np.iinfo(np.int32).max or 2 * self.n_features >= np.iinfo(np.int32).max:
+            raise ValueError("the tree is too large for the compact prediction layout")
+        original = np.empty(n, dtype=np.int64)
+        first = np.empty(n, dtype=np.int64)
+        depth_first_layout(self.child_ptr, self.children, original, first)
+        kind = self.kind[original]
+        missing = self.missing_child[original]
+        no_surrogates = np.diff(self.surrogate_ptr)[original] == 0
+        fast = (kind == NODE_THRESHOLD) & ((missing == 0) | (missing == 1)) & no_surrogates
+        fast &= ~np.isnan(self.threshold[original])  # (a valid tree has none)
+        code = np.where(fast, 2 * self.feature[original] + (missing == 1), 0).astype(np.uint32)
+        first = np.where(fast | (kind == NODE_LEAF), first, ~first).astype(np.int32)
+        return original, first, code
+
+    def _make_records(self, threshold_dtype):
+        original, first, code = self._layout
+        records = np.empty(self.node_count, dtype=record_dtype(threshold_dtype))
+        fast = (first >= 0) & (self.kind[original] != NODE_LEAF)
+        threshold = np.where(fast, self.threshold[original], np.nan)  # NaN: child 0
+        if threshold_dtype == np.float32:
+            threshold = float32_floor(threshold)
+        records["threshold"] = threshold
+        records["code"] = code
+        records["first"] = first
+        records.setflags(write=False)
+        return records
+
+    @cached_property
+    def _records64(self):
+        """Compact records with the float64 thresholds (for float64 input)."""
+        return self._make_records(np.float64)
+
+    @cached_property
+    def _records32(self):
+        """Compact records with float32 thresholds rounded down (:func:`float32_floor`),
+        for float32 input."""
+        return self._make_records(np.float32)
+
+    def _payload(self, name):
+        """What a walk writes for each row, by record position: ``"node"`` the leaf's
+        index, ``"class"`` its most weighted class (ties: the first), ``"value"``
+        its first value column (a regression tree's prediction)."""
+        cache = self.__dict__.setdefault("_payloads", {})
+        if name not in cache:
+            original = self._layout[0]
+            if name == "node":
+                payload = original
+            elif name == "class":
+                payload = np.argmax(self.value, axis=1).astype(np.int64)[original]
+            else:
+                payload = np.ascontiguousarray(self.value[original, 0], dtype=np.float64)
+            cache[name] = payload
+        return cache[name]
+
+    def _walk(self, X, payload, check_finite=False):
+        """``(out, bad)``: ``out[i]`` is ``payload`` at the leaf row ``i`` of the
+        prediction matrix ``X`` reaches (see :meth:`apply`); with
+        ``check_finite``, ``bad`` is a row holding an infinite value (``out`` is
+        then incomplete), else -1. Runs on numba's current number of threads."""
+        X = _kernel_matrix(X)
+        if X.ndim != 2 or X.shape[1] < self.n_features:
+            raise ValueError(
+                f"the prediction matrix has shape {X.shape}; the tree needs 2D rows of "
+                f"{self.n_features} features"
+            )
+        if self.node_count == 1:  # a lone leaf (the walk reads feature 0, which may not exist)
+            infinite = np.flatnonzero(np.isinf(X).any(axis=1)) if check_finite else ()
+            bad = int(infinite[0]) if len(infinite) else -1
+            return np.full(X.shape[0], payload[0], dtype=payload.dtype), bad
+        records = self._records32 if X.dtype == np.float32 else self._records64
+        out = np.empty(X.shape[0], dtype=payload.dtype)
+        parallel = X.shape[0] > BLOCK_ROWS and numba.get_num_threads() > 1
+        kernel = walk_rows_parallel if parallel else walk_rows
+        nodes, surrogates = self._kernel_args()
+        bad = kernel(X, records, self._layout[0], nodes, surrogates, payload, out, check_finite)
+        return out, int(bad)
 
     def apply(self, X):
-        """Index of the leaf each row of the prediction matrix ``X`` reaches."""
-        out = np.empty(X.shape[0], dtype=np.int64)
-        apply_rows(_kernel_matrix(X), self._hot_arrays, *self._kernel_args(), out)
-        return out
+        """Index of the leaf each row of the prediction matrix ``X`` reaches.
+
+        A row with a missing value at a node that splits missing values by
+        weight follows the heaviest branch (:meth:`class_distribution` combines
+        the branches instead).
+        """
+        return self._walk(X, self._payload("node"))[0]
+
+    def __getstate__(self):
+        """The arrays, without the caches of prediction (rebuilt when needed)."""
+        state = dict(self.__dict__)
+        for name in ("_layout", "_records32", "_records64", "_payloads", "_hot_arrays"):
+            state.pop(name, None)
+        return state
 
     @cached_property
     def splits_missing_by_weight(self):
