@@ -80,7 +80,8 @@ N_STACK = 5
 L_MAX_DEPTH, L_MIN_SAMPLES_SPLIT, L_MIN_SAMPLES_LEAF, L_MIN_WEIGHT_LEAF = 0, 1, 2, 3
 L_MIN_BRANCH_WEIGHT, L_MIN_IMPURITY_DECREASE, L_MIN_GAIN, L_TOTAL_WEIGHT, L_EPSILON = 4, 5, 6, 7, 8
 N_LIMITS = 9
-#: ``threshold_kind`` per feature: nominal, exact codes (values), bins (edges).
+#: ``threshold_kind`` per feature: nominal, exact codes (values, not in the
+#: tables: see :func:`_threshold`), bins (edges).
 THRESHOLD_NONE, THRESHOLD_VALUES, THRESHOLD_EDGES = 0, 1, 2
 
 
@@ -101,20 +102,15 @@ def _grown(table, n_rows):
 
 @njit(cache=True)
 def _threshold(kind, ptr, values, f, left_code, right_code):
-    """``Dataset.threshold`` of a numeric split between two codes (+inf for "known
-    left, missing right"): the bin edge, or the midpoint of the two values (the left
-    one where the midpoint rounds to the right one, as ``numeric_threshold``)."""
+    """``Dataset.threshold`` of a numeric split between two codes: +inf for "known
+    left, missing right", the bin edge of a binned feature; NaN between two exact
+    values, whose midpoint the grower puts in after the loop (the loop is not
+    given the training values: their float64 copy would be as large as them)."""
     if right_code < 0:
         return np.inf
-    own = values[ptr[f] : ptr[f + 1]]
     if kind[f] == THRESHOLD_EDGES:
-        return own[left_code]
-    low = own[left_code]
-    high = own[right_code]
-    cut = low / 2.0 + high / 2.0
-    if cut == high or not np.isfinite(cut):
-        cut = low
-    return cut
+        return values[ptr[f] + left_code]
+    return np.nan
 
 
 @njit(cache=True)

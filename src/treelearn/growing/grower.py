@@ -400,11 +400,12 @@ class Grower:
         left_code, right_code = arrays[-2:]
         arrays = dict(zip(names, arrays[:-2], strict=True))
         if spec.threshold_at != "midpoint":
-            # The kernel puts thresholds at midpoints (Dataset.threshold); others go here.
             for i in np.flatnonzero(right_code >= 0):
                 arrays["threshold"][i] = self._threshold_between(
                     int(arrays["feature"][i]), int(left_code[i]), int(right_code[i])
                 )
+        else:
+            self._put_midpoints(arrays["feature"], left_code, right_code, arrays["threshold"])
         tree = Tree(**arrays, n_features=self.n_features, n_classes=self.n_classes)
         return tree.validate()
 
@@ -445,22 +446,35 @@ class Grower:
         return loop_kernels.stitch_subtrees(tables, frontier, items, subtrees)
 
     def _threshold_tables(self):
-        """Per feature what :meth:`Dataset.threshold` reads, for the numba loop:
-        kind (``THRESHOLD_*``), and its values or bin edges, concatenated."""
+        """Per feature what the numba loop needs of :meth:`Dataset.threshold`: kind
+        (``THRESHOLD_*``) and, concatenated, the bin edges of binned features (the
+        midpoints between exact values are put in after the loop, :meth:`_put_midpoints`)."""
         dataset = self.dataset
         kind = np.full(self.n_features, loop_kernels.THRESHOLD_NONE, dtype=np.int64)
         parts = []
         for f in range(self.n_features):
             edges = dataset.bin_edges[f] if dataset.bin_edges else None
+            part = np.empty(0)
             if edges is not None:
                 kind[f], part = loop_kernels.THRESHOLD_EDGES, edges
             elif dataset.numeric_values[f] is not None:
-                kind[f], part = loop_kernels.THRESHOLD_VALUES, dataset.numeric_values[f]
-            else:
-                part = np.empty(0)
+                kind[f] = loop_kernels.THRESHOLD_VALUES
             parts.append(np.asarray(part, dtype=np.float64))
         ptr = np.concatenate([[0], np.cumsum([p.shape[0] for p in parts])]).astype(np.int64)
         return kind, ptr, np.concatenate(parts)
+
+    def _put_midpoints(self, feature, left_code, right_code, threshold):
+        """Thresholds of the splits between two exact values, which the numba loop
+        leaves NaN: :func:`~treelearn.data.encoding.numeric_threshold`, for all
+        nodes of a feature at once."""
+        pending = np.flatnonzero(np.isnan(threshold) & (right_code >= 0))
+        for f in np.unique(feature[pending]):
+            nodes = pending[feature[pending] == f]
+            values = self.dataset.numeric_values[f]
+            low = values[left_code[nodes]]
+            high = values[right_code[nodes]]
+            cut = low / 2.0 + high / 2.0
+            threshold[nodes] = np.where((cut == high) | ~np.isfinite(cut), low, cut)
 
     def _make_node(
         self, start, end, depth, stats, hist, parent=None, rows=None, row_weight=None, used=None
