@@ -43,18 +43,13 @@ def _assert_same_dataset(got, expected):
     assert got.codes.dtype == expected.codes.dtype
     np.testing.assert_array_equal(got.codes, expected.codes)
     np.testing.assert_array_equal(got.n_codes, expected.n_codes)
-    for ours, theirs in zip(got.numeric_values, expected.numeric_values, strict=True):
-        if theirs is None:
-            assert ours is None
-        else:
-            assert ours.dtype == np.float64
-            np.testing.assert_array_equal(ours, theirs)
-    for ours, theirs in zip(got.bin_edges, expected.bin_edges, strict=True):
-        if theirs is None:
-            assert ours is None
-        else:
-            assert ours.dtype == np.float64
-            np.testing.assert_array_equal(ours, theirs)
+    for name in ("numeric_values", "bin_edges"):
+        for ours, theirs in zip(getattr(got, name), getattr(expected, name), strict=True):
+            if theirs is None:
+                assert ours is None
+            else:
+                assert ours.dtype == np.float64
+                np.testing.assert_array_equal(ours, theirs)
 
 
 def _assert_oracle(dataset, X):

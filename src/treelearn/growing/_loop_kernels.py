@@ -655,32 +655,31 @@ def _root_seed(data, kept):
 
 
 @njit(cache=True)
-def _defer(frontier, node, start, end, depth, stats, split, mask, hist):
-    """Append a deferred node to the frontier (see :func:`grow_top`); returns it (maybe grown)."""
+def _defer(frontier, stacks, top, hist):
+    """Move the stack's entry ``top`` to the frontier (see :func:`grow_top`), with a
+    copy of its kept histogram ``hist`` (no rows: none); returns the frontier
+    (maybe grown)."""
     front_int, front_stats, front_out, front_mask, front_hist, n_front, n_hist = frontier
+    stack_int, stack_out, stack_mask, stack_stats = stacks
     if n_front == front_int.shape[0]:
         size = max(2 * n_front, 16)
         front_int = _grown(front_int, size)
         front_stats = _grown(front_stats, size)
         front_out = _grown(front_out, size)
         front_mask = _grown(front_mask, size)
-    slot = -1
+    front_int[n_front] = stack_int[top]
+    front_int[n_front, S_SLOT] = -1
     if hist.shape[0]:
         if n_hist == front_hist.shape[0]:
             bigger = np.empty((max(2 * n_hist, 4), hist.shape[0], hist.shape[1]))
             bigger[:n_hist] = front_hist[:n_hist]
             front_hist = bigger
         front_hist[n_hist] = hist
-        slot = n_hist
+        front_int[n_front, S_SLOT] = n_hist
         n_hist += 1
-    front_int[n_front, S_NODE] = node
-    front_int[n_front, S_START] = start
-    front_int[n_front, S_END] = end
-    front_int[n_front, S_DEPTH] = depth
-    front_int[n_front, S_SLOT] = slot
-    front_stats[n_front] = stats
-    front_out[n_front] = split
-    front_mask[n_front] = mask
+    front_stats[n_front] = stack_stats[top]
+    front_out[n_front] = stack_out[top]
+    front_mask[n_front] = stack_mask[top]
     return front_int, front_stats, front_out, front_mask, front_hist, n_front + 1, n_hist
 
 
@@ -818,23 +817,18 @@ def _grow(data, search, rng, kept, limits, parallel_min_rows, thresholds, buffer
         popped = False
         while top > 0:
             top -= 1
-            stack_int, stack_out, stack_mask, stack_stats = stacks
+            stack_int = stacks[0]
             if stack_int[top, S_END] - stack_int[top, S_START] >= defer_rows:
                 popped = True
                 break
             slot = stack_int[top, S_SLOT]
-            frontier = _defer(
-                frontier, stack_int[top, S_NODE], stack_int[top, S_START], stack_int[top, S_END],
-                stack_int[top, S_DEPTH],
-                stack_stats[top], stack_out[top], stack_mask[top],
-                pool[slot] if slot >= 0 else empty_hist,
-            )  # fmt: skip
+            frontier = _defer(frontier, stacks, top, pool[slot] if slot >= 0 else empty_hist)
             if slot >= 0:
                 free[n_free] = slot
                 n_free += 1
         if not popped:
             break
-        stack_int, stack_out, stack_mask, stack_stats = stacks
+        stack_int, stack_out, stack_mask = stacks[:3]
         node = stack_int[top, S_NODE]
         start = stack_int[top, S_START]
         end = stack_int[top, S_END]
