@@ -62,6 +62,23 @@ def _split_gain(parent_cost, left, right, criterion):
 
 
 @njit(cache=True, inline="always")
+def _keep_cut(left, right, parent_cost, criterion, is_classification, min_count, min_weight,
+              best, left_code, right_code, missing_left):  # fmt: skip
+    """Keep the cut with sides ``left``/``right`` in ``best`` (``[gain, left_code,
+    right_code, missing_left]``) when both sides satisfy the leaf constraints and
+    its gain is higher: the one step every threshold candidate goes through."""
+    if _side_ok(left, is_classification, min_count, min_weight) and _side_ok(
+        right, is_classification, min_count, min_weight
+    ):
+        gain = _split_gain(parent_cost, left, right, criterion)
+        if gain > best[0]:
+            best[0] = gain
+            best[1] = left_code
+            best[2] = right_code
+            best[3] = missing_left
+
+
+@njit(cache=True, inline="always")
 def _try_cut(prev, code, left, right, with_missing, missing, known, total, has_missing,
              parent_cost, criterion, is_classification, min_count, min_weight, best):  # fmt: skip
     """Try the cut between the present codes ``prev`` and ``code`` (``left``: the
@@ -70,46 +87,23 @@ def _try_cut(prev, code, left, right, with_missing, missing, known, total, has_m
     n_channels = total.shape[0]
     for c in range(n_channels):
         right[c] = known[c] - left[c]
-    if _side_ok(left, is_classification, min_count, min_weight) and _side_ok(
-        right, is_classification, min_count, min_weight
-    ):
-        gain = _split_gain(parent_cost, left, right, criterion)
-        if gain > best[0]:
-            best[0] = gain
-            best[1] = prev
-            best[2] = code
-            best[3] = 0.0
+    _keep_cut(left, right, parent_cost, criterion, is_classification, min_count, min_weight,
+              best, prev, code, 0.0)  # fmt: skip
     if has_missing:
         for c in range(n_channels):
             with_missing[c] = left[c] + missing[c]
             right[c] = total[c] - with_missing[c]
-        if _side_ok(with_missing, is_classification, min_count, min_weight) and _side_ok(
-            right, is_classification, min_count, min_weight
-        ):
-            gain = _split_gain(parent_cost, with_missing, right, criterion)
-            if gain > best[0]:
-                best[0] = gain
-                best[1] = prev
-                best[2] = code
-                best[3] = 1.0
+        _keep_cut(with_missing, right, parent_cost, criterion, is_classification, min_count,
+                  min_weight, best, prev, code, 1.0)  # fmt: skip
 
 
 @njit(cache=True)
 def _try_missing_apart(prev, left, missing, has_missing, parent_cost, criterion,
                        is_classification, min_count, min_weight, best):  # fmt: skip
     """Try "every known value left (up to ``prev``), missing rows right"."""
-    if (
-        has_missing
-        and prev >= 0
-        and _side_ok(left, is_classification, min_count, min_weight)
-        and _side_ok(missing, is_classification, min_count, min_weight)
-    ):
-        gain = _split_gain(parent_cost, left, missing, criterion)
-        if gain > best[0]:
-            best[0] = gain
-            best[1] = prev
-            best[2] = -1
-            best[3] = 0.0
+    if has_missing and prev >= 0:
+        _keep_cut(left, missing, parent_cost, criterion, is_classification, min_count,
+                  min_weight, best, prev, -1, 0.0)  # fmt: skip
 
 
 @njit(cache=True, _nrt=False)
