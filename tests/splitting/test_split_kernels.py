@@ -537,6 +537,112 @@ def test_histogram_and_sorted_paths_agree(data, min_count):
         np.testing.assert_array_equal(other["mask"][:n_bins], by_hist["mask"][:n_bins])
 
 
+def _reference_squared_error_scan(codes, w, y, missing_code, min_count, min_weight):
+    """The threshold scan as the channel-row kernels did it before squared error
+    kept its sums in registers: rows of a code summed in node order into a group,
+    the group added to the left side, each cut tried with missing rows right,
+    then left, then "known left, missing right"; Python floats, the same
+    operations in the same order. Returns ``(gain, left, right, missing_left)``."""
+
+    def add(stats, j):
+        return [stats[0] + 1.0, stats[1] + w[j], stats[2] + w[j] * y[j],
+                stats[3] + w[j] * y[j] * y[j]]  # fmt: skip
+
+    def cost(stats):
+        if stats[1] <= 0.0:
+            return 0.0
+        value = stats[3] - stats[2] * stats[2] / stats[1]
+        return value if value > 0.0 else 0.0
+
+    total, missing = [0.0] * 4, [0.0] * 4
+    groups = {}
+    for j, code in enumerate(codes):
+        total = add(total, j)
+        if code == missing_code:
+            missing = add(missing, j)
+        else:
+            groups[code] = add(groups.get(code, [0.0] * 4), j)
+    parent = cost(total)
+    best = [-math.inf, -1, -1, 0.0]
+
+    def keep(left, right, left_code, right_code, missing_left):
+        sides_ok = all(side[0] >= min_count and side[1] >= min_weight for side in (left, right))
+        if sides_ok:
+            gain = parent - cost(left) - cost(right)
+            if gain > best[0]:
+                best[:] = [gain, left_code, right_code, missing_left]
+
+    def minus(a, b):
+        return [a[c] - b[c] for c in range(4)]
+
+    def plus(a, b):
+        return [a[c] + b[c] for c in range(4)]
+
+    left, prev = [0.0] * 4, -1
+    for code in sorted(groups):
+        if prev >= 0:
+            keep(left, minus(total, left), prev, code, 0.0)
+            if missing[0] > 0:
+                with_missing = plus(left, missing)
+                keep(with_missing, minus(total, with_missing), prev, code, 1.0)
+        left = plus(left, groups[code])
+        prev = code
+    if missing[0] > 0 and prev >= 0:
+        keep(left, missing, prev, -1, 0.0)
+    return tuple(best)
+
+
+@SETTINGS
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    m=st.integers(1, 60),
+    n_codes=st.integers(1, 12),
+    min_count=st.sampled_from([1, 2, 4]),
+    min_weight=st.sampled_from([0.0, 1.5]),
+)
+def test_squared_error_scans_match_the_channel_row_reference(
+    seed, m, n_codes, min_count, min_weight
+):
+    """Both register scans (rows in code order; a histogram) give the reference's
+    split and gain to the bit, missing rows (code ``n_codes``) included."""
+    rng = np.random.default_rng(seed)
+    codes = rng.integers(0, n_codes + 1, m)
+    w = rng.uniform(0.1, 3.0, m)
+    y = rng.normal(0.0, 10.0, m)
+    expected = _reference_squared_error_scan(codes, w, y, n_codes, min_count, min_weight)
+    criterion = criterion_id("squared_error", False)
+    stats = [0.0] * 4
+    for j in range(m):
+        stats = [stats[0] + 1.0, stats[1] + w[j], stats[2] + w[j] * y[j],
+                 stats[3] + w[j] * y[j] * y[j]]  # fmt: skip
+    total = np.array(stats)
+    parent = total[3] - total[2] * total[2] / total[1]
+    parent_cost = parent if parent > 0.0 else 0.0
+    order = np.argsort(codes, kind="stable").astype(np.int64)
+    keys = codes[order].astype(np.int64)
+    work = np.zeros((5, 4))
+    best = np.zeros(4)
+    K.scan_sorted_rows(
+        keys, order, m, n_codes, w, np.zeros(m), y, False, total, parent_cost, criterion,
+        min_count, min_weight, (work[0], work[1], work[2], work[3], work[4]), best,
+    )  # fmt: skip
+    if expected[0] == -math.inf:
+        assert best[0] == -math.inf
+    else:
+        assert tuple(best) == expected
+    hist = np.zeros((n_codes + 1, 4))
+    for j in range(m):
+        hist[codes[j]] += [1.0, w[j], w[j] * y[j], w[j] * y[j] * y[j]]
+    best[:] = 0.0
+    K.scan_threshold(
+        hist, np.arange(n_codes + 1), True, n_codes, total, parent_cost, criterion, False,
+        min_count, min_weight, best, work[0], work[1], work[2],
+    )  # fmt: skip
+    assert best[0] == expected[0]
+    if expected[0] > -math.inf:
+        assert tuple(best) == expected
+
+
 # ---------------------------------------------------------------------------
 # Tie rule, max_features, constant features
 # ---------------------------------------------------------------------------

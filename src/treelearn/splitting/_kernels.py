@@ -160,21 +160,29 @@ def scan_threshold(
         has_missing = False
     best[0] = -np.inf
     n_present = 1 if has_missing else 0
-    prev = -1
-    for i in range(n_known):
-        if hist[i, 0] <= 0.0:
-            continue
-        n_present += 1
-        if prev >= 0:
-            _try_cut(
-                prev, i, left, right, with_missing, missing, known, total, has_missing,
-                parent_cost, criterion, is_classification, min_count, min_weight, best,
-            )  # fmt: skip
-        for c in range(n_channels):
-            left[c] += hist[i, c]
-        prev = i
-    _try_missing_apart(prev, left, missing, has_missing, parent_cost, criterion,
-                       is_classification, min_count, min_weight, best)  # fmt: skip
+    if not is_classification and criterion == SQUARED_ERROR:
+        n_present += _scan_threshold_values(
+            hist, n_known, (known[0], known[1], known[2], known[3]),
+            (total[0], total[1], total[2], total[3]),
+            (missing[0], missing[1], missing[2], missing[3]), has_missing, parent_cost,
+            min_count, min_weight, best,
+        )  # fmt: skip
+    else:
+        prev = -1
+        for i in range(n_known):
+            if hist[i, 0] <= 0.0:
+                continue
+            n_present += 1
+            if prev >= 0:
+                _try_cut(
+                    prev, i, left, right, with_missing, missing, known, total, has_missing,
+                    parent_cost, criterion, is_classification, min_count, min_weight, best,
+                )  # fmt: skip
+            for c in range(n_channels):
+                left[c] += hist[i, c]
+            prev = i
+        _try_missing_apart(prev, left, missing, has_missing, parent_cost, criterion,
+                           is_classification, min_count, min_weight, best)  # fmt: skip
     if best[0] > -np.inf and not identity:
         best[1] = bin_codes[int(best[1])]
         if best[2] >= 0:
@@ -743,7 +751,7 @@ def gather_small_node(rows, start, end, y_class, y_value, weight, is_classificat
 
 
 @njit(cache=True, inline="always")
-def _add_sorted_row(out, j, row_weight, row_class, row_value, is_classification):
+def add_gathered_row(out, j, row_weight, row_class, row_value, is_classification):
     """:func:`~treelearn.stats._kernels.add_row` of row ``j`` of the targets given."""
     out[0] += 1.0
     w = row_weight[j]
@@ -776,6 +784,130 @@ def _sort_small_node(f, codes, rows, start, end, by_row_id, keys, order):
         order[j] = i
 
 
+@njit(cache=True, inline="always")
+def _squared_cost(w, s, sq):
+    """:func:`~treelearn.criteria._kernels.weighted_impurity` (squared error) of
+    the statistics ``(n, w, s, sq)``, from its last three."""
+    if w <= 0.0:
+        return 0.0
+    cost = sq - s * s / w
+    return cost if cost > 0.0 else 0.0
+
+
+@njit(cache=True, inline="always")
+def _keep_value_cut(left, right, parent_cost, min_count, min_weight, best, left_code,
+                    right_code, missing_left):  # fmt: skip
+    """:func:`_keep_cut` of squared error with the sides as 4-tuples of scalars
+    ``(n, w, s, sq)``: the same tests and arithmetic."""
+    if (
+        left[0] >= min_count
+        and left[1] >= min_weight
+        and right[0] >= min_count
+        and right[1] >= min_weight
+    ):
+        gain = (
+            parent_cost
+            - _squared_cost(left[1], left[2], left[3])
+            - _squared_cost(right[1], right[2], right[3])
+        )
+        if gain > best[0]:
+            best[0] = gain
+            best[1] = left_code
+            best[2] = right_code
+            best[3] = missing_left
+
+
+@njit(cache=True, inline="always")
+def _summed(a, b):
+    """The channel-wise sum of two 4-tuples of statistics."""
+    return (a[0] + b[0], a[1] + b[1], a[2] + b[2], a[3] + b[3])
+
+
+@njit(cache=True, inline="always")
+def _try_value_cut(prev, code, left, known, total, missing, has_missing, parent_cost, min_count,
+                   min_weight, best):  # fmt: skip
+    """:func:`_try_cut` of squared error on 4-tuples: missing rows right, then left."""
+    right = (known[0] - left[0], known[1] - left[1], known[2] - left[2], known[3] - left[3])
+    _keep_value_cut(left, right, parent_cost, min_count, min_weight, best, prev, code, 0.0)
+    if has_missing:
+        with_missing = _summed(left, missing)
+        right = (total[0] - with_missing[0], total[1] - with_missing[1],
+                 total[2] - with_missing[2], total[3] - with_missing[3])  # fmt: skip
+        _keep_value_cut(with_missing, right, parent_cost, min_count, min_weight, best, prev,
+                        code, 1.0)  # fmt: skip
+
+
+@njit(cache=True, inline="always")
+def _value_row(j, row_weight, row_value, stats):
+    """``stats`` (a 4-tuple) with row ``j`` added, as :func:`add_gathered_row` adds it."""
+    w = row_weight[j]
+    v = row_value[j]
+    return (stats[0] + 1.0, stats[1] + w, stats[2] + w * v, stats[3] + w * v * v)
+
+
+@njit(cache=True, _nrt=False)
+def _scan_sorted_values(keys, order, m, missing_code, row_weight, row_value, total, parent_cost,
+                        min_count, min_weight, best):  # fmt: skip
+    """:func:`scan_sorted_rows` for squared error, its statistics kept in
+    registers (scalars, not scratch rows): the same sums in the same order, so
+    the same gains to the bit, in about a third of the time."""
+    zero = (0.0, 0.0, 0.0, 0.0)
+    n_known = m
+    while n_known > 0 and keys[n_known - 1] == missing_code:
+        n_known -= 1
+    missing = zero
+    for i in range(n_known, m):
+        missing = _value_row(order[i], row_weight, row_value, missing)
+    has_missing = n_known < m
+    known = (total[0], total[1], total[2], total[3])
+    best[0] = -np.inf
+    best[1] = -1.0
+    best[2] = -1.0
+    best[3] = 0.0
+    n_present = 1 if has_missing else 0
+    left = zero
+    prev = -1
+    i = 0
+    while i < n_known:
+        code = keys[i]
+        group = zero
+        while i < n_known and keys[i] == code:
+            group = _value_row(order[i], row_weight, row_value, group)
+            i += 1
+        n_present += 1
+        if prev >= 0:
+            _try_value_cut(prev, code, left, known, known, missing, has_missing, parent_cost,
+                           min_count, min_weight, best)  # fmt: skip
+        left = _summed(left, group)
+        prev = code
+    if has_missing and prev >= 0:
+        _keep_value_cut(left, missing, parent_cost, min_count, min_weight, best, prev, -1, 0.0)
+    return n_present
+
+
+@njit(cache=True, _nrt=False)
+def _scan_threshold_values(hist, n_known, known, total, missing, has_missing, parent_cost,
+                           min_count, min_weight, best):  # fmt: skip
+    """:func:`scan_threshold`'s loop for squared error, in registers (as
+    :func:`_scan_sorted_values`); bins as ``hist`` indices. Returns the number
+    of present known codes."""
+    left = (0.0, 0.0, 0.0, 0.0)
+    n_present = 0
+    prev = -1
+    for i in range(n_known):
+        if hist[i, 0] <= 0.0:
+            continue
+        n_present += 1
+        if prev >= 0:
+            _try_value_cut(prev, i, left, known, total, missing, has_missing, parent_cost,
+                           min_count, min_weight, best)  # fmt: skip
+        left = _summed(left, (hist[i, 0], hist[i, 1], hist[i, 2], hist[i, 3]))
+        prev = i
+    if has_missing and prev >= 0:
+        _keep_value_cut(left, missing, parent_cost, min_count, min_weight, best, prev, -1, 0.0)
+    return n_present
+
+
 @njit(cache=True, _nrt=False)
 def scan_sorted_rows(
     keys, order, m, missing_code, row_weight, row_class, row_value, is_classification, total,
@@ -793,6 +925,9 @@ def scan_sorted_rows(
     missing, group, missing). Writes ``best`` as :func:`scan_threshold` does;
     returns the number of distinct present values.
     """
+    if not is_classification and criterion == SQUARED_ERROR:
+        return _scan_sorted_values(keys, order, m, missing_code, row_weight, row_value, total,
+                                   parent_cost, min_count, min_weight, best)  # fmt: skip
     n_channels = total.shape[0]
     left, right, with_missing, group, missing = work_rows
     left[:] = 0.0
@@ -801,7 +936,7 @@ def scan_sorted_rows(
     while n_known > 0 and keys[n_known - 1] == missing_code:
         n_known -= 1
     for i in range(n_known, m):
-        _add_sorted_row(missing, order[i], row_weight, row_class, row_value, is_classification)
+        add_gathered_row(missing, order[i], row_weight, row_class, row_value, is_classification)
     has_missing = n_known < m
     best[0] = -np.inf
     best[1] = -1.0
@@ -814,7 +949,7 @@ def scan_sorted_rows(
         code = keys[i]
         group[:] = 0.0
         while i < n_known and keys[i] == code:
-            _add_sorted_row(group, order[i], row_weight, row_class, row_value, is_classification)
+            add_gathered_row(group, order[i], row_weight, row_class, row_value, is_classification)
             i += 1
         n_present += 1
         if prev >= 0:
@@ -831,7 +966,7 @@ def scan_sorted_rows(
 
 
 @njit(cache=True)
-def _keep_split_if_better(out, f, best, is_nominal_f):
+def keep_split_if_better(out, f, best, is_nominal_f):
     """The tie rule of :func:`keep_if_better` on ``out`` alone; True when kept."""
     gain = best[0]
     if gain > out[OUT_GAIN] or (gain == out[OUT_GAIN] and gain > -np.inf and f < out[OUT_FEATURE]):
@@ -849,7 +984,7 @@ def _keep_split_if_better(out, f, best, is_nominal_f):
 def keep_if_better(out, out_mask, f, best, is_nominal_f, mask, n_bins):
     """Keep feature ``f``'s best split ``best`` in ``out`` if it wins under the tie
     rule (a higher gain, then the lower feature index); every split finder uses it."""
-    if _keep_split_if_better(out, f, best, is_nominal_f) and is_nominal_f:
+    if keep_split_if_better(out, f, best, is_nominal_f) and is_nominal_f:
         out_mask[:n_bins] = mask[:n_bins]
 
 
@@ -1005,7 +1140,7 @@ def evaluate_numeric_feature(
             skip_missing,
         )  # fmt: skip
     if n_present >= 2:
-        _keep_split_if_better(out, f, best, False)
+        keep_split_if_better(out, f, best, False)
     return n_present
 
 
