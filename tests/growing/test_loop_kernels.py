@@ -19,7 +19,9 @@ from treelearn import CARTClassifier, CARTRegressor
 from treelearn.data.dataset import build_dataset
 from treelearn.estimators.base import _numba_threads as numba_threads
 from treelearn.growing import CART, ID3, Grower
+from treelearn.growing import _local_kernels as local_kernels
 from treelearn.growing import _loop_kernels as loop_kernels
+from treelearn.growing import _node_tables as node_tables
 from treelearn.growing import grower as grower_module
 from treelearn.growing.spec import C45
 from treelearn.splitting import _kernels as split_kernels
@@ -185,6 +187,43 @@ def test_kept_histograms_and_subtraction(task, max_bins):
     assert dataset.n_samples >= grower_module.STORE_MIN_ROWS
     grow_both(dataset, y, w, n_classes, spec_for(n_classes, min_samples_leaf=3))
     grow_both(dataset, y, w, n_classes, spec_for(n_classes, nominal_split="multiway"))
+
+
+#: Local mode (growing/_local_kernels.py) needs every feature numeric.
+NUMERIC_CONFIGS = [name for name in CONFIGS if "multiway" not in name]
+
+
+@pytest.mark.parametrize("config", NUMERIC_CONFIGS)
+@pytest.mark.parametrize("task", ["binary", "multiclass", "regression"])
+@pytest.mark.parametrize("max_bins", [None, 32])
+def test_local_mode(config, task, max_bins):
+    """Numeric data: nodes of up to LOCAL_MAX_ROWS rows grow their subtrees on local
+    copies (presorted features renamed, the others counting-sorted), and the tree is
+    the Python loop's."""
+    changes = dict(CONFIGS[config])
+    if task == "regression" and changes.get("criterion") == "entropy":
+        changes.pop("criterion")
+    frame = make_frame(1500, seed=len(config), nominal=False, n_numeric=5)
+    y, n_classes = make_target(frame, task, seed=3, n_classes=2 if task == "binary" else 4)
+    w = weights_for("floats", y, n_classes, seed=5)
+    dataset = build_dataset(frame, max_bins=max_bins)
+    tree = grow_both(dataset, y, w, n_classes, spec_for(n_classes, **changes))
+    inner = tree.feature >= 0
+    local = inner & (tree.n_samples <= local_kernels.LOCAL_MAX_ROWS) & (tree.n_samples > 32)
+    assert local.any() or config in ("max_depth", "min_impurity_decrease", "min_gain")
+
+
+@pytest.mark.parametrize("max_depth, depth, n_rows, pays", [
+    (-1, 30, local_kernels.LOCAL_MAX_ROWS, True),
+    (-1, 0, local_kernels.LOCAL_MAX_ROWS + 1, False),
+    (5, 3, 100, True),
+    (5, 4, 100, False),  # (its children are at the maximum depth: leaves)
+])  # fmt: skip
+def test_local_mode_pays(max_depth, depth, n_rows, pays):
+    limits = np.zeros(node_tables.N_LIMITS)
+    limits[node_tables.L_MAX_DEPTH] = max_depth
+    local_rows = local_kernels.LOCAL_MAX_ROWS
+    assert local_kernels.local_mode_pays(limits, depth, n_rows, local_rows) == pays
 
 
 @pytest.mark.skipif(numba.config.NUMBA_NUM_THREADS < 2, reason="needs two numba threads")

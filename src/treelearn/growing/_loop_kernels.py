@@ -24,9 +24,13 @@ histogram kernels), so it grows the same Tree bit for bit:
 - a node's weight is the sum of its class weights added as NumPy adds them
   (pairwise: :func:`~treelearn.stats._pairwise.numpy_sum`), since the weight is stored and divides.
 
-Nodes go into two growable tables (doubled when full), one row per node:
-``node_int`` (:data:`N_INT` columns ``I_*``) and ``node_float`` (``F_*``, then
-the node's value); :func:`_tree_arrays` turns them into the Tree's arrays.
+Nodes go into the two growable node tables of
+:mod:`~treelearn.growing._node_tables`; :func:`_tree_arrays` turns them into
+the Tree's arrays. With every feature numeric, a popped node of at most
+:data:`~treelearn.growing._local_kernels.LOCAL_MAX_ROWS` rows has its whole
+subtree grown on local copies of its rows
+(:func:`~treelearn.growing._local_kernels.grow_local`), the same nodes in the
+same order.
 
 On several threads (all features searched), :func:`grow_top` splits the large
 nodes and defers the others with their split, statistics and kept histogram;
@@ -39,8 +43,36 @@ the serial loop numbers it. Same Tree, bit for bit, for any number of threads.
 import numpy as np
 from numba import njit
 
-from treelearn._dtypes import NO_CHILD, NODE_LEAF, NODE_MULTIWAY, NODE_SUBSET, NODE_THRESHOLD
-from treelearn.criteria._kernels import weighted_impurity
+from treelearn._dtypes import NO_CHILD
+from treelearn.growing._local_kernels import (
+    LOCAL_MAX_ROWS,
+    grow_local,
+    local_mode_pays,
+    local_workspace,
+)
+from treelearn.growing._node_tables import (
+    F_IMPURITY,
+    F_THRESHOLD,
+    F_VALUE,
+    F_WEIGHT,
+    I_CAT_LEN,
+    I_CAT_START,
+    I_FEATURE,
+    I_FIRST_CHILD,
+    I_KIND,
+    I_LEFT_CODE,
+    I_MISSING_CHILD,
+    I_N_CHILDREN,
+    I_N_SAMPLES,
+    I_RIGHT_CODE,
+    N_INT,
+    add_node,
+    grown,
+    may_split,
+    missing_child,
+    record_split,
+    split_admissible,
+)
 from treelearn.splitting._kernels import (
     N_OUT,
     OUT_FEATURE,
@@ -48,7 +80,6 @@ from treelearn.splitting._kernels import (
     OUT_IS_SUBSET,
     OUT_LEFT_CODE,
     OUT_MISSING_LEFT,
-    OUT_RIGHT_CODE,
     find_best_split,
     find_best_split_parallel,
 )
@@ -64,97 +95,11 @@ from treelearn.stats._kernels import (
     node_statistics,
     subtract_histograms,
 )
-from treelearn.stats._pairwise import numpy_sum
 
-#: Columns of ``node_int``.
-I_FEATURE, I_KIND, I_MISSING_CHILD, I_FIRST_CHILD, I_N_CHILDREN, I_CAT_START = 0, 1, 2, 3, 4, 5
-I_CAT_LEN, I_N_SAMPLES, I_LEFT_CODE, I_RIGHT_CODE = 6, 7, 8, 9
-N_INT = 10
-#: Columns of ``node_float``; the node's value follows from ``F_VALUE`` on.
-F_THRESHOLD, F_WEIGHT, F_IMPURITY, F_VALUE = 0, 1, 2, 3
 #: Columns of the stack of nodes waiting to be split (``stack_int``); their
 #: split (the ``OUT_*`` slots) is in ``stack_out`` and their mask in ``stack_mask``.
 S_NODE, S_START, S_END, S_DEPTH, S_SLOT = 0, 1, 2, 3, 4
 N_STACK = 5
-#: Slots of the ``limits`` array (the stop rules; a negative max depth is None).
-L_MAX_DEPTH, L_MIN_SAMPLES_SPLIT, L_MIN_SAMPLES_LEAF, L_MIN_WEIGHT_LEAF = 0, 1, 2, 3
-L_MIN_BRANCH_WEIGHT, L_MIN_IMPURITY_DECREASE, L_MIN_GAIN, L_TOTAL_WEIGHT, L_EPSILON = 4, 5, 6, 7, 8
-N_LIMITS = 9
-#: ``threshold_kind`` per feature: nominal, exact codes (values, not in the
-#: tables: see :func:`_threshold`), bins (edges).
-THRESHOLD_NONE, THRESHOLD_VALUES, THRESHOLD_EDGES = 0, 1, 2
-
-
-@njit(cache=True, inline="always")
-def _weight_of(stats, is_classification):
-    if is_classification:
-        return numpy_sum(stats, 1, stats.shape[0] - 1)
-    return stats[1]
-
-
-@njit(cache=True)
-def _grown(table, n_rows):
-    """``table`` (2-D) with room for ``n_rows`` rows, its rows kept."""
-    bigger = np.empty((n_rows, table.shape[1]), dtype=table.dtype)
-    bigger[: table.shape[0]] = table
-    return bigger
-
-
-@njit(cache=True)
-def _threshold(kind, ptr, values, f, left_code, right_code):
-    """``Dataset.threshold`` of a numeric split between two codes: +inf for "known
-    left, missing right", the bin edge of a binned feature; NaN between two exact
-    values, whose midpoint the grower puts in after the loop (the loop is not
-    given the training values: their float64 copy would be as large as them)."""
-    if right_code < 0:
-        return np.inf
-    if kind[f] == THRESHOLD_EDGES:
-        return values[ptr[f] + left_code]
-    return np.nan
-
-
-@njit(cache=True)
-def _add_node(node_int, node_float, n_nodes, stats, n_rows, parent, is_classification, criterion):
-    """Append a node with statistics ``stats`` (an empty multiway branch takes its
-    parent's value). Returns the tables (maybe grown), its weight and impurity."""
-    if n_nodes == node_int.shape[0]:
-        node_int = _grown(node_int, 2 * n_nodes)
-        node_float = _grown(node_float, 2 * n_nodes)
-    weight = _weight_of(stats, is_classification)
-    row = node_float[n_nodes]
-    if n_rows == 0 and parent >= 0:
-        impurity = 0.0
-        row[F_VALUE:] = node_float[parent, F_VALUE:]
-    else:
-        impurity = weighted_impurity(stats, criterion) / weight if weight > 0 else 0.0
-        if is_classification:
-            row[F_VALUE:] = stats[1:]
-        else:
-            row[F_VALUE] = stats[2] / stats[1] if stats[1] > 0 else 0.0
-    row[F_THRESHOLD] = np.nan
-    row[F_WEIGHT] = weight
-    row[F_IMPURITY] = impurity
-    node_int[n_nodes, :] = 0
-    node_int[n_nodes, I_FEATURE] = -1
-    node_int[n_nodes, I_KIND] = NODE_LEAF
-    node_int[n_nodes, I_MISSING_CHILD] = -1
-    node_int[n_nodes, I_LEFT_CODE] = -1
-    node_int[n_nodes, I_RIGHT_CODE] = -1
-    node_int[n_nodes, I_N_SAMPLES] = n_rows
-    return node_int, node_float, weight, impurity
-
-
-@njit(cache=True, inline="always")
-def _may_split(limits, depth, n_rows, weight, impurity):
-    """``Grower._may_split``."""
-    return not (
-        (limits[L_MAX_DEPTH] >= 0 and depth >= limits[L_MAX_DEPTH])
-        or n_rows < limits[L_MIN_SAMPLES_SPLIT]
-        or n_rows < 2 * limits[L_MIN_SAMPLES_LEAF]
-        or weight < 2 * limits[L_MIN_WEIGHT_LEAF]
-        or weight < 2 * limits[L_MIN_BRANCH_WEIGHT]
-        or impurity <= limits[L_EPSILON]
-    )
 
 
 @njit(cache=True)
@@ -193,12 +138,7 @@ def _search(data, search, rng, limits, parallel_min_rows, start, end, stats, nod
             min_count, min_weight, hist_ratio, scratch_hist, scratch_codes, scratch_mask, out,
             out_mask, sorted_rows, sorted_slot, skip_missing, multiway,
         )  # fmt: skip
-    gain = out[OUT_GAIN]
-    epsilon = limits[L_EPSILON]
-    return gain > -np.inf and not (
-        gain / limits[L_TOTAL_WEIGHT] + epsilon < limits[L_MIN_IMPURITY_DECREASE]
-        or (limits[L_MIN_GAIN] > 0 and gain / node_weight + epsilon < limits[L_MIN_GAIN])
-    )
+    return split_admissible(out, limits, node_weight)
 
 
 @njit(cache=True)
@@ -313,10 +253,10 @@ def _push(stacks, top, node, start, end, depth, slot, out, out_mask, stats):
     """Push a node waiting to be split; returns the stacks (maybe grown)."""
     stack_int, stack_out, stack_mask, stack_stats = stacks
     if top == stack_int.shape[0]:
-        stack_int = _grown(stack_int, 2 * top)
-        stack_out = _grown(stack_out, 2 * top)
-        stack_mask = _grown(stack_mask, 2 * top)
-        stack_stats = _grown(stack_stats, 2 * top)
+        stack_int = grown(stack_int, 2 * top)
+        stack_out = grown(stack_out, 2 * top)
+        stack_mask = grown(stack_mask, 2 * top)
+        stack_stats = grown(stack_stats, 2 * top)
     stack_int[top, S_NODE] = node
     stack_int[top, S_START] = start
     stack_int[top, S_END] = end
@@ -327,16 +267,6 @@ def _push(stacks, top, node, start, end, depth, slot, out, out_mask, stats):
         stack_mask[top] = out_mask
     stack_stats[top] = stats
     return stack_int, stack_out, stack_mask, stack_stats
-
-
-@njit(cache=True)
-def _missing_child(out, coc, missing_code, n_missing, child_weight, n_children):
-    """``missing_child`` of a split node, as ``Grower._split`` chooses it."""
-    if out[OUT_IS_SUBSET] != 0.0 and coc[missing_code] != NO_CHILD:
-        return coc[missing_code]
-    if out[OUT_IS_SUBSET] == 0.0 and n_missing:
-        return 0 if out[OUT_MISSING_LEFT] != 0.0 else 1
-    return np.argmax(child_weight[:n_children])
 
 
 @njit(cache=True)
@@ -381,44 +311,12 @@ def _open_node(data, search, rng, limits, parallel_min_rows, depth, start, end, 
                impurity, hist, offsets, out, out_mask):  # fmt: skip
     """``Grower._make_node`` after the node is recorded: search it if the stop
     rules let it split; True when it has an admissible split (in ``out``)."""
-    if not _may_split(limits, depth, end - start, weight, impurity):
+    if not may_split(limits, depth, end - start, weight, impurity):
         return False
     return _search(
         data, search, rng, limits, parallel_min_rows, start, end, stats, weight, hist, offsets,
         out, out_mask,
     )  # fmt: skip
-
-
-@njit(cache=True)
-def _record_split(node_int, node_float, node, split, first, n_children, missing_child, multiway,
-                  thresholds, coc, missing_code, category_pool, n_cat):  # fmt: skip
-    """``TreeBuilder.set_split`` of ``node``, split by ``split`` (``OUT_*`` slots) into
-    ``n_children`` nodes from ``first`` on; returns the category pool (maybe grown)
-    and its length."""
-    f = int(split[OUT_FEATURE])
-    node_int[node, I_FEATURE] = f
-    node_int[node, I_MISSING_CHILD] = missing_child
-    node_int[node, I_FIRST_CHILD] = first
-    node_int[node, I_N_CHILDREN] = n_children
-    if split[OUT_IS_SUBSET] == 0.0:
-        threshold_kind, threshold_ptr, threshold_values = thresholds
-        node_int[node, I_KIND] = NODE_THRESHOLD
-        node_int[node, I_LEFT_CODE] = int(split[OUT_LEFT_CODE])
-        node_int[node, I_RIGHT_CODE] = int(split[OUT_RIGHT_CODE])
-        node_float[node, F_THRESHOLD] = _threshold(
-            threshold_kind, threshold_ptr, threshold_values, f, int(split[OUT_LEFT_CODE]),
-            int(split[OUT_RIGHT_CODE]),
-        )  # fmt: skip
-        return category_pool, n_cat
-    node_int[node, I_KIND] = NODE_MULTIWAY if multiway else NODE_SUBSET
-    if n_cat + missing_code > category_pool.shape[0]:
-        bigger = np.empty(2 * (n_cat + missing_code), dtype=np.int64)
-        bigger[:n_cat] = category_pool[:n_cat]
-        category_pool = bigger
-    category_pool[n_cat : n_cat + missing_code] = coc[:missing_code]
-    node_int[node, I_CAT_START] = n_cat
-    node_int[node, I_CAT_LEN] = missing_code
-    return category_pool, n_cat + missing_code
 
 
 @njit(cache=True, nogil=True)
@@ -568,7 +466,7 @@ def _appended(table, n_used, new_rows):
     (the table doubles as often as needed); returns it."""
     needed = n_used + new_rows.shape[0]
     if needed > table.shape[0]:
-        table = _grown(table, max(needed, 2 * table.shape[0]))
+        table = grown(table, max(needed, 2 * table.shape[0]))
     table[n_used:needed] = new_rows
     return table
 
@@ -663,10 +561,10 @@ def _defer(frontier, stacks, top, hist):
     stack_int, stack_out, stack_mask, stack_stats = stacks
     if n_front == front_int.shape[0]:
         size = max(2 * n_front, 16)
-        front_int = _grown(front_int, size)
-        front_stats = _grown(front_stats, size)
-        front_out = _grown(front_out, size)
-        front_mask = _grown(front_mask, size)
+        front_int = grown(front_int, size)
+        front_stats = grown(front_stats, size)
+        front_out = grown(front_out, size)
+        front_mask = grown(front_mask, size)
     front_int[n_front] = stack_int[top]
     front_int[n_front, S_SLOT] = -1
     if hist.shape[0]:
@@ -743,6 +641,11 @@ def _grow(data, search, rng, kept, limits, parallel_min_rows, thresholds, buffer
     bounds = np.empty(max_children + 1, dtype=np.int64)
     coc = np.empty(width, dtype=np.int64)
     no_sorted_rows = sorted_rows[:0]
+    # Local mode (small subtrees on local copies) needs every feature numeric.
+    local_rows = np.int64(0)
+    if not search[12] and not is_nominal.any():
+        local_rows = min(LOCAL_MAX_ROWS, rows.shape[0])
+    workspace = local_workspace(codes, local_rows, n_channels, n_codes.max() + 1)
 
     # The seed is opened as the only child of no node, or (searched already)
     # recorded and put on the stack. (Counters start as np.int64, not literals,
@@ -763,7 +666,7 @@ def _grow(data, search, rng, kept, limits, parallel_min_rows, thresholds, buffer
         _build_kept(data, stored_features, stored_rows, bounds[0], bounds[1],
                     parallel_min_rows, pool[slots[0]])  # fmt: skip
     if not np.isnan(seed_split[OUT_GAIN]):
-        node_int, node_float, _, _ = _add_node(
+        node_int, node_float, _, _ = add_node(
             node_int, node_float, n_nodes, seed_stats, seed_end - seed_start, node,
             is_classification, criterion,
         )  # fmt: skip
@@ -779,7 +682,7 @@ def _grow(data, search, rng, kept, limits, parallel_min_rows, thresholds, buffer
     while True:
         first = n_nodes
         for k in range(n_children):
-            node_int, node_float, w, impurity = _add_node(
+            node_int, node_float, w, impurity = add_node(
                 node_int, node_float, n_nodes, child_stats[k], bounds[k + 1] - bounds[k], node,
                 is_classification, criterion,
             )  # fmt: skip
@@ -803,9 +706,9 @@ def _grow(data, search, rng, kept, limits, parallel_min_rows, thresholds, buffer
                 n_free += 1
                 slots[k] = -1
         if node >= 0:
-            category_pool, n_cat = _record_split(
+            category_pool, n_cat = record_split(
                 node_int, node_float, node, split, first, n_children,
-                _missing_child(split, coc, missing_code, n_missing, child_weight, n_children),
+                missing_child(split, coc, missing_code, n_missing, child_weight, n_children),
                 multiway, thresholds, coc, missing_code, category_pool, n_cat,
             )  # fmt: skip
         for k in range(n_children - 1, -1, -1):
@@ -817,8 +720,22 @@ def _grow(data, search, rng, kept, limits, parallel_min_rows, thresholds, buffer
         popped = False
         while top > 0:
             top -= 1
-            stack_int = stacks[0]
-            if stack_int[top, S_END] - stack_int[top, S_START] >= defer_rows:
+            stack_int, stack_out, _, stack_stats = stacks
+            n_rows = stack_int[top, S_END] - stack_int[top, S_START]
+            if (
+                n_rows >= defer_rows
+                and stack_int[top, S_SLOT] < 0
+                and local_mode_pays(limits, stack_int[top, S_DEPTH], n_rows, local_rows)
+            ):
+                # A small node: its whole subtree now, in local mode.
+                node_int, node_float, n_nodes, category_pool, n_cat = grow_local(
+                    data, search, rng, limits, thresholds,
+                    (node_int, node_float, n_nodes, category_pool, n_cat), workspace,
+                    stack_int[top, S_NODE], stack_int[top, S_START], stack_int[top, S_END],
+                    stack_int[top, S_DEPTH], stack_out[top], stack_stats[top], child_of_row,
+                )  # fmt: skip
+                continue
+            if n_rows >= defer_rows:
                 popped = True
                 break
             slot = stack_int[top, S_SLOT]

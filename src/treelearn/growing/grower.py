@@ -67,6 +67,7 @@ from treelearn.criteria.measures import conditional_entropy, conditional_gini
 from treelearn.exceptions import ParameterError
 from treelearn.growing import _c45_kernels as c45_kernels
 from treelearn.growing import _loop_kernels as loop_kernels
+from treelearn.growing import _node_tables as node_tables
 from treelearn.growing.frontier import BestFirstFrontier, DepthFirstFrontier
 from treelearn.splitting import _gain_ratio_kernels as gain_ratio_kernels
 from treelearn.splitting import _kernels as split_kernels
@@ -150,8 +151,8 @@ def _joined_subtrees(results, n_values):
     calls as one (their items one after the other)."""
     if not results:
         return (
-            np.zeros((0, loop_kernels.N_INT), dtype=np.int64),
-            np.zeros((0, loop_kernels.F_VALUE + n_values)),
+            np.zeros((0, node_tables.N_INT), dtype=np.int64),
+            np.zeros((0, node_tables.F_VALUE + n_values)),
             np.zeros(0, dtype=np.int64),
             *(np.zeros(0, dtype=np.int64) for _ in range(3)),
         )
@@ -450,15 +451,15 @@ class Grower:
         (``THRESHOLD_*``) and, concatenated, the bin edges of binned features (the
         midpoints between exact values are put in after the loop, :meth:`_put_midpoints`)."""
         dataset = self.dataset
-        kind = np.full(self.n_features, loop_kernels.THRESHOLD_NONE, dtype=np.int64)
+        kind = np.full(self.n_features, node_tables.THRESHOLD_NONE, dtype=np.int64)
         parts = []
         for f in range(self.n_features):
             edges = dataset.bin_edges[f] if dataset.bin_edges else None
             part = np.empty(0)
             if edges is not None:
-                kind[f], part = loop_kernels.THRESHOLD_EDGES, edges
+                kind[f], part = node_tables.THRESHOLD_EDGES, edges
             elif dataset.numeric_values[f] is not None:
-                kind[f] = loop_kernels.THRESHOLD_VALUES
+                kind[f] = node_tables.THRESHOLD_VALUES
             parts.append(np.asarray(part, dtype=np.float64))
         ptr = np.concatenate([[0], np.cumsum([p.shape[0] for p in parts])]).astype(np.int64)
         return kind, ptr, np.concatenate(parts)

@@ -1,0 +1,299 @@
+"""Small subtrees grown on node-local copies of their rows (the numba loop's local mode).
+
+When the depth-first loop of :mod:`~treelearn.growing._loop_kernels` pops a
+node of at most :data:`LOCAL_MAX_ROWS` rows (all features numeric), it grows
+that node's whole subtree here, before it pops anything else, as it would
+have grown it itself:
+
+- the node's codes, weights and targets are copied once into small local
+  arrays (feature by feature: ``local_codes[f, i]`` is the code of the node's
+  ``i``-th row), and each feature's rows are ordered by code once (a counting
+  sort, or the feature's presorted rows);
+- below, every split partitions these orders stably, so each node has its rows
+  in code order for every feature without sorting, and is searched by
+  :func:`~treelearn.splitting._kernels.scan_sorted_rows` straight from them:
+  no histogram, no 255-bin scan of a node of 40 rows, no reads of the large
+  code matrix at scattered rows.
+
+Rows of one code are summed in node order (the row order of the depth-first
+loop, kept by every stable partition), as the histogram paths sum them, so
+the gains, the splits and the node statistics are the same to the bit; the
+nodes are numbered and ``rng`` is drawn in the same order. The Tree is the
+one the loop would grow without local mode, bit for bit.
+"""
+
+import numpy as np
+from numba import njit
+
+from treelearn.criteria._kernels import weighted_impurity
+from treelearn.growing._node_tables import (
+    L_MAX_DEPTH,
+    add_node,
+    may_split,
+    missing_child,
+    record_split,
+    split_admissible,
+)
+from treelearn.splitting._kernels import (
+    N_OUT,
+    OUT_FEATURE,
+    OUT_GAIN,
+    OUT_LEFT_CODE,
+    OUT_MISSING_LEFT,
+    add_gathered_row,
+    gather_small_node,
+    keep_split_if_better,
+    merge_sort_rows_by_code,
+    scan_sorted_rows,
+    sort_rows_by_code,
+)
+
+#: Nodes of at most this many rows have their subtree grown in local mode.
+LOCAL_MAX_ROWS = 512
+
+#: Columns of the local stack: the node, its run ``[a, b)`` of local rows, its depth.
+LS_NODE, LS_A, LS_B, LS_DEPTH = 0, 1, 2, 3
+
+
+@njit(cache=True)
+def local_workspace(codes, n_rows, n_channels, max_codes):
+    """The arrays of :func:`grow_local` for subtrees of up to ``n_rows`` rows of
+    ``codes`` (features up to ``max_codes`` codes, missing included), allocated
+    once per loop."""
+    n_features = codes.shape[1]
+    shape_codes = np.empty_like(codes.T[:, :n_rows])  # (features, rows), the codes' dtype
+    return (
+        shape_codes,  # local_codes
+        np.empty_like(shape_codes),  # local_keys: each feature's codes in code order
+        np.empty((n_features, n_rows), dtype=np.int32),  # local_order: their local rows
+        np.empty(n_rows, dtype=np.int32),  # node_rows: local rows in node order
+        np.empty(n_rows, dtype=np.bool_),  # goes_left
+        np.empty((2, n_rows)),  # targets: weight; class index or y
+        np.arange(n_rows, dtype=np.int32),  # identity
+        np.empty(max_codes + 1, dtype=np.int64),  # counts (counting sort)
+        np.empty(3 * n_rows, dtype=np.int32),  # merge_work (merge sort)
+        np.empty(n_rows, dtype=np.int32),  # spare_rows
+        np.empty(n_rows, dtype=codes.dtype),  # spare_keys
+        np.empty((n_rows + 1, 4), dtype=np.int64),  # stack_int (LS_* columns)
+        np.empty((n_rows + 1, N_OUT)),  # stack_out
+        np.empty((n_rows + 1, n_channels)),  # stack_stats
+        np.empty((2, n_channels)),  # child_stats
+        np.empty((5, n_channels)),  # scan work rows
+    )
+
+
+@njit(cache=True, _nrt=False)
+def _load(codes, rows, start, end, y_class, y_value, weight, is_classification, sorted_rows,
+          sorted_slot, n_codes, local_of_row, ws):  # fmt: skip
+    """Copy the node ``rows[start:end]`` into the workspace: its targets, its codes,
+    and each feature's local rows in code order (ties in node order)."""
+    local_codes, local_keys, local_order, node_rows, _, targets, identity, counts, merge_work = ws[
+        :9
+    ]
+    m = end - start
+    gather_small_node(rows, start, end, y_class, y_value, weight, is_classification, targets)
+    for i in range(m):
+        node_rows[i] = i
+    if sorted_rows.shape[0]:
+        for i in range(m):
+            local_of_row[rows[start + i]] = i
+    for f in range(local_codes.shape[0]):
+        column = codes.T[f]
+        for i in range(m):
+            local_codes[f, i] = column[rows[start + i]]
+        slot = sorted_slot[f]
+        if slot >= 0:
+            # The feature's rows are kept presorted: the node's run of them, renamed.
+            presorted = sorted_rows[slot]
+            for i in range(m):
+                local_order[f, i] = local_of_row[presorted[start + i]]
+        elif not sort_rows_by_code(
+            local_codes[f], identity, 0, m, n_codes[f] + 1, local_order[f], counts
+        ):
+            merge_sort_rows_by_code(local_codes[f], identity, 0, m, local_order[f], merge_work)
+        for i in range(m):
+            local_keys[f, i] = local_codes[f, local_order[f, i]]
+
+
+@njit(cache=True, _nrt=False)
+def _partition_node(codes_f, node_rows, a, b, left_code, missing_code, missing_left, goes_left,
+                    targets, is_classification, child_stats, spare_rows):  # fmt: skip
+    """Stable partition of the local rows ``node_rows[a:b]`` by the split, marking
+    ``goes_left``; each child's statistics summed in node order. Returns the first
+    right row and the number of rows missing the split feature."""
+    child_stats[:, :] = 0.0
+    n_left = 0
+    n_right = 0
+    n_missing = 0
+    for i in range(a, b):
+        j = node_rows[i]
+        code = codes_f[j]
+        if code == missing_code:
+            n_missing += 1
+            left = missing_left
+        else:
+            left = code <= left_code
+        goes_left[j] = left
+        if left:
+            node_rows[a + n_left] = j
+            n_left += 1
+            add_gathered_row(child_stats[0], j, targets[0], targets[1], targets[1],
+                             is_classification)  # fmt: skip
+        else:
+            spare_rows[n_right] = j
+            n_right += 1
+            add_gathered_row(child_stats[1], j, targets[0], targets[1], targets[1],
+                             is_classification)  # fmt: skip
+    for i in range(n_right):
+        node_rows[a + n_left + i] = spare_rows[i]
+    return a + n_left, n_missing
+
+
+@njit(cache=True, _nrt=False)
+def _partition_orders(local_order, local_keys, a, b, goes_left, spare_rows, spare_keys):
+    """Stable partition of every feature's code-ordered run ``[a, b)`` by ``goes_left``."""
+    for f in range(local_order.shape[0]):
+        order = local_order[f]
+        keys = local_keys[f]
+        n_left = 0
+        n_right = 0
+        for i in range(a, b):
+            j = order[i]
+            if goes_left[j]:
+                order[a + n_left] = j
+                keys[a + n_left] = keys[i]
+                n_left += 1
+            else:
+                spare_rows[n_right] = j
+                spare_keys[n_right] = keys[i]
+                n_right += 1
+        for i in range(n_right):
+            order[a + n_left + i] = spare_rows[i]
+            keys[a + n_left + i] = spare_keys[i]
+
+
+@njit(cache=True)
+def _search_local(ws, search, rng, limits, criterion, is_classification, a, b, stats,
+                  node_weight, best, out):  # fmt: skip
+    """``Grower._search`` of the local node ``[a, b)`` (every feature numeric): each
+    feature scanned from its code-ordered run. True when the best split (in
+    ``out``) is admissible."""
+    local_keys, local_order, targets = ws[1], ws[2], ws[5]
+    work = ws[15]
+    n_codes, all_features, max_features, min_count, min_weight = (
+        search[0], search[2], search[3], search[4], search[5]
+    )  # fmt: skip
+    n_features = all_features.shape[0]
+    order = all_features
+    if rng is not None and max_features < n_features:
+        order = rng.permutation(n_features)
+    parent_cost = weighted_impurity(stats, criterion)
+    work_rows = (work[0], work[1], work[2], work[3], work[4])
+    out[OUT_GAIN] = -np.inf
+    out[OUT_FEATURE] = -1.0
+    n_visited = 0
+    for j in range(order.shape[0]):
+        if n_visited >= max_features:
+            break
+        f = order[j]
+        n_present = scan_sorted_rows(
+            local_keys[f, a:b], local_order[f, a:b], b - a, n_codes[f], targets[0], targets[1],
+            targets[1], is_classification, stats, parent_cost, criterion, min_count,
+            min_weight, work_rows, best,
+        )  # fmt: skip
+        if n_present >= 2:
+            n_visited += 1
+            keep_split_if_better(out, f, best, False)
+    return split_admissible(out, limits, node_weight)
+
+
+@njit(cache=True)
+def local_mode_pays(limits, depth, n_rows, local_rows):
+    """Whether the loop grows the subtree of a popped node (``n_rows`` rows, at
+    ``depth``) in local mode: small enough, and its children may be split."""
+    max_depth = limits[L_MAX_DEPTH]
+    return n_rows <= local_rows and (max_depth < 0 or depth + 1 < max_depth)
+
+
+@njit(cache=True)
+def grow_local(data, search, rng, limits, thresholds, tables, ws, root, start, end, depth,
+               split, stats, local_of_row):  # fmt: skip
+    """Grow the subtree of the searched node ``root`` (rows ``rows[start:end]``, at
+    ``depth``, its split ``split`` and statistics ``stats``) as the depth-first
+    loop would, nodes appended to ``tables = (node_int, node_float, n_nodes,
+    category_pool, n_cat)``; returns the tables (maybe grown).
+
+    ``ws``: :func:`local_workspace` for at least ``end - start`` rows;
+    ``local_of_row``: scratch with an entry per training row.
+    """
+    codes, rows, y_class, y_value, weight, is_classification, criterion = data[:7]
+    n_codes, sorted_rows, sorted_slot = search[0], search[10], search[11]
+    node_int, node_float, n_nodes, category_pool, n_cat = tables
+    local_codes, local_keys, local_order, node_rows, goes_left, targets = ws[:6]
+    spare_rows, spare_keys, stack_int, stack_out, stack_stats, child_stats = ws[9:15]
+    _load(codes, rows, start, end, y_class, y_value, weight, is_classification, sorted_rows,
+          sorted_slot, n_codes, local_of_row, ws)  # fmt: skip
+    best = np.empty(4)
+    out = np.empty(N_OUT)
+    child_out = np.empty((2, N_OUT))
+    child_weight = np.empty(2)
+    child_found = np.zeros(2, dtype=np.bool_)
+    child_may_split = np.zeros(2, dtype=np.bool_)
+    no_codes = np.zeros(0, dtype=np.int64)
+    bounds = np.empty(3, dtype=np.int64)
+    stack_int[0, LS_NODE] = root
+    stack_int[0, LS_A] = 0
+    stack_int[0, LS_B] = end - start
+    stack_int[0, LS_DEPTH] = depth
+    stack_out[0] = split
+    stack_stats[0] = stats
+    top = 1
+    while top > 0:
+        top -= 1
+        node = stack_int[top, LS_NODE]
+        a = stack_int[top, LS_A]
+        b = stack_int[top, LS_B]
+        child_depth = stack_int[top, LS_DEPTH] + 1
+        f = int(stack_out[top, OUT_FEATURE])
+        missing_code = n_codes[f]
+        bounds[0] = a
+        bounds[2] = b
+        bounds[1], n_missing = _partition_node(
+            local_codes[f], node_rows, a, b, int(stack_out[top, OUT_LEFT_CODE]), missing_code,
+            stack_out[top, OUT_MISSING_LEFT] != 0.0, goes_left, targets, is_classification,
+            child_stats, spare_rows,
+        )  # fmt: skip
+        first = n_nodes
+        for k in range(2):
+            node_int, node_float, w, impurity = add_node(
+                node_int, node_float, n_nodes, child_stats[k], bounds[k + 1] - bounds[k], node,
+                is_classification, criterion,
+            )  # fmt: skip
+            n_nodes += 1
+            child_weight[k] = w
+            child_may_split[k] = may_split(limits, child_depth, bounds[k + 1] - bounds[k], w,
+                                           impurity)  # fmt: skip
+        if child_may_split[0] or child_may_split[1]:
+            _partition_orders(local_order, local_keys, a, b, goes_left, spare_rows, spare_keys)
+        for k in range(2):
+            child_found[k] = child_may_split[k] and _search_local(
+                ws, search, rng, limits, criterion, is_classification, bounds[k],
+                bounds[k + 1], child_stats[k], child_weight[k], best, out,
+            )  # fmt: skip
+            if child_found[k]:
+                child_out[k] = out
+        category_pool, n_cat = record_split(
+            node_int, node_float, node, stack_out[top], first, 2,
+            missing_child(stack_out[top], no_codes, missing_code, n_missing, child_weight, 2),
+            False, thresholds, no_codes, missing_code, category_pool, n_cat,
+        )  # fmt: skip
+        for k in range(1, -1, -1):
+            if child_found[k]:
+                stack_int[top, LS_NODE] = first + k
+                stack_int[top, LS_A] = bounds[k]
+                stack_int[top, LS_B] = bounds[k + 1]
+                stack_int[top, LS_DEPTH] = child_depth
+                stack_out[top] = child_out[k]
+                stack_stats[top] = child_stats[k]
+                top += 1
+    return node_int, node_float, n_nodes, category_pool, n_cat

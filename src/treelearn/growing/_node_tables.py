@@ -1,0 +1,165 @@
+"""The node tables of the numba growing loops, and the per-node steps they share.
+
+A tree being grown is two growable tables, one row per node, numbered as the
+nodes are created: ``node_int`` (:data:`N_INT` columns ``I_*``) and
+``node_float`` (``F_*``, then the node's value). Both loops over them (the
+depth-first loop of :mod:`~treelearn.growing._loop_kernels` and the small
+subtrees of :mod:`~treelearn.growing._local_kernels`) add nodes, apply the stop
+rules and record splits through the functions here, as
+:class:`~treelearn.growing.grower.Grower` does in Python.
+"""
+
+import numpy as np
+from numba import njit
+
+from treelearn._dtypes import NO_CHILD, NODE_LEAF, NODE_MULTIWAY, NODE_SUBSET, NODE_THRESHOLD
+from treelearn.criteria._kernels import weighted_impurity
+from treelearn.splitting._kernels import (
+    OUT_FEATURE,
+    OUT_GAIN,
+    OUT_IS_SUBSET,
+    OUT_LEFT_CODE,
+    OUT_MISSING_LEFT,
+    OUT_RIGHT_CODE,
+)
+from treelearn.stats._pairwise import numpy_sum
+
+#: Columns of ``node_int``.
+I_FEATURE, I_KIND, I_MISSING_CHILD, I_FIRST_CHILD, I_N_CHILDREN, I_CAT_START = 0, 1, 2, 3, 4, 5
+I_CAT_LEN, I_N_SAMPLES, I_LEFT_CODE, I_RIGHT_CODE = 6, 7, 8, 9
+N_INT = 10
+#: Columns of ``node_float``; the node's value follows from ``F_VALUE`` on.
+F_THRESHOLD, F_WEIGHT, F_IMPURITY, F_VALUE = 0, 1, 2, 3
+#: Slots of the ``limits`` array (the stop rules; a negative max depth is None).
+L_MAX_DEPTH, L_MIN_SAMPLES_SPLIT, L_MIN_SAMPLES_LEAF, L_MIN_WEIGHT_LEAF = 0, 1, 2, 3
+L_MIN_BRANCH_WEIGHT, L_MIN_IMPURITY_DECREASE, L_MIN_GAIN, L_TOTAL_WEIGHT, L_EPSILON = 4, 5, 6, 7, 8
+N_LIMITS = 9
+#: ``threshold_kind`` per feature: nominal, exact codes (values, not in the
+#: tables: see :func:`threshold_of`), bins (edges).
+THRESHOLD_NONE, THRESHOLD_VALUES, THRESHOLD_EDGES = 0, 1, 2
+
+
+@njit(cache=True, inline="always")
+def weight_of(stats, is_classification):
+    if is_classification:
+        return numpy_sum(stats, 1, stats.shape[0] - 1)
+    return stats[1]
+
+
+@njit(cache=True)
+def grown(table, n_rows):
+    """``table`` (2-D) with room for ``n_rows`` rows, its rows kept."""
+    bigger = np.empty((n_rows, table.shape[1]), dtype=table.dtype)
+    bigger[: table.shape[0]] = table
+    return bigger
+
+
+@njit(cache=True)
+def threshold_of(kind, ptr, values, f, left_code, right_code):
+    """``Dataset.threshold`` of a numeric split between two codes: +inf for "known
+    left, missing right", the bin edge of a binned feature; NaN between two exact
+    values, whose midpoint the grower puts in after the loop (the loop is not
+    given the training values: their float64 copy would be as large as them)."""
+    if right_code < 0:
+        return np.inf
+    if kind[f] == THRESHOLD_EDGES:
+        return values[ptr[f] + left_code]
+    return np.nan
+
+
+@njit(cache=True)
+def add_node(node_int, node_float, n_nodes, stats, n_rows, parent, is_classification, criterion):
+    """Append a node with statistics ``stats`` (an empty multiway branch takes its
+    parent's value). Returns the tables (maybe grown), its weight and impurity."""
+    if n_nodes == node_int.shape[0]:
+        node_int = grown(node_int, 2 * n_nodes)
+        node_float = grown(node_float, 2 * n_nodes)
+    weight = weight_of(stats, is_classification)
+    row = node_float[n_nodes]
+    if n_rows == 0 and parent >= 0:
+        impurity = 0.0
+        row[F_VALUE:] = node_float[parent, F_VALUE:]
+    else:
+        impurity = weighted_impurity(stats, criterion) / weight if weight > 0 else 0.0
+        if is_classification:
+            row[F_VALUE:] = stats[1:]
+        else:
+            row[F_VALUE] = stats[2] / stats[1] if stats[1] > 0 else 0.0
+    row[F_THRESHOLD] = np.nan
+    row[F_WEIGHT] = weight
+    row[F_IMPURITY] = impurity
+    node_int[n_nodes, :] = 0
+    node_int[n_nodes, I_FEATURE] = -1
+    node_int[n_nodes, I_KIND] = NODE_LEAF
+    node_int[n_nodes, I_MISSING_CHILD] = -1
+    node_int[n_nodes, I_LEFT_CODE] = -1
+    node_int[n_nodes, I_RIGHT_CODE] = -1
+    node_int[n_nodes, I_N_SAMPLES] = n_rows
+    return node_int, node_float, weight, impurity
+
+
+@njit(cache=True, inline="always")
+def may_split(limits, depth, n_rows, weight, impurity):
+    """``Grower.may_split``."""
+    return not (
+        (limits[L_MAX_DEPTH] >= 0 and depth >= limits[L_MAX_DEPTH])
+        or n_rows < limits[L_MIN_SAMPLES_SPLIT]
+        or n_rows < 2 * limits[L_MIN_SAMPLES_LEAF]
+        or weight < 2 * limits[L_MIN_WEIGHT_LEAF]
+        or weight < 2 * limits[L_MIN_BRANCH_WEIGHT]
+        or impurity <= limits[L_EPSILON]
+    )
+
+
+@njit(cache=True)
+def missing_child(out, coc, missing_code, n_missing, child_weight, n_children):
+    """``missing_child`` of a split node, as ``Grower._split`` chooses it."""
+    if out[OUT_IS_SUBSET] != 0.0 and coc[missing_code] != NO_CHILD:
+        return coc[missing_code]
+    if out[OUT_IS_SUBSET] == 0.0 and n_missing:
+        return 0 if out[OUT_MISSING_LEFT] != 0.0 else 1
+    return np.argmax(child_weight[:n_children])
+
+
+@njit(cache=True)
+def record_split(node_int, node_float, node, split, first, n_children, missing_child, multiway,
+                  thresholds, coc, missing_code, category_pool, n_cat):  # fmt: skip
+    """``TreeBuilder.set_split`` of ``node``, split by ``split`` (``OUT_*`` slots) into
+    ``n_children`` nodes from ``first`` on; returns the category pool (maybe grown)
+    and its length."""
+    f = int(split[OUT_FEATURE])
+    node_int[node, I_FEATURE] = f
+    node_int[node, I_MISSING_CHILD] = missing_child
+    node_int[node, I_FIRST_CHILD] = first
+    node_int[node, I_N_CHILDREN] = n_children
+    if split[OUT_IS_SUBSET] == 0.0:
+        threshold_kind, threshold_ptr, threshold_values = thresholds
+        node_int[node, I_KIND] = NODE_THRESHOLD
+        node_int[node, I_LEFT_CODE] = int(split[OUT_LEFT_CODE])
+        node_int[node, I_RIGHT_CODE] = int(split[OUT_RIGHT_CODE])
+        node_float[node, F_THRESHOLD] = threshold_of(
+            threshold_kind, threshold_ptr, threshold_values, f, int(split[OUT_LEFT_CODE]),
+            int(split[OUT_RIGHT_CODE]),
+        )  # fmt: skip
+        return category_pool, n_cat
+    node_int[node, I_KIND] = NODE_MULTIWAY if multiway else NODE_SUBSET
+    if n_cat + missing_code > category_pool.shape[0]:
+        bigger = np.empty(2 * (n_cat + missing_code), dtype=np.int64)
+        bigger[:n_cat] = category_pool[:n_cat]
+        category_pool = bigger
+    category_pool[n_cat : n_cat + missing_code] = coc[:missing_code]
+    node_int[node, I_CAT_START] = n_cat
+    node_int[node, I_CAT_LEN] = missing_code
+    return category_pool, n_cat + missing_code
+
+
+@njit(cache=True)
+def split_admissible(out, limits, node_weight):
+    """``Grower._search``'s last test: True when the node's best split ``out``
+    (``OUT_*`` slots) exists and passes ``min_impurity_decrease`` and ``min_gain``."""
+    gain = out[OUT_GAIN]
+    epsilon = limits[L_EPSILON]
+    return gain > -np.inf and not (
+        gain / limits[L_TOTAL_WEIGHT] + epsilon < limits[L_MIN_IMPURITY_DECREASE]
+        or (limits[L_MIN_GAIN] > 0 and gain / node_weight + epsilon < limits[L_MIN_GAIN])
+    )
