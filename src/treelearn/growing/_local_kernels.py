@@ -79,6 +79,9 @@ def local_workspace(codes, n_rows, n_channels, max_codes):
         np.empty((n_rows + 1, n_channels)),  # stack_stats
         np.empty((2, n_channels)),  # child_stats
         np.empty((5, n_channels)),  # scan work rows
+        np.zeros(max(n_channels - 1, 1), dtype=np.int64),  # class_map: class -> channel
+        np.empty(n_rows),  # present_class: each row's class among those present
+        np.empty(n_channels),  # present_stats: the node's statistics of those classes
     )
 
 
@@ -173,12 +176,42 @@ def _partition_orders(local_order, local_keys, a, b, goes_left, spare_rows, spar
 
 
 @njit(cache=True)
+def _present_classes(node_rows, a, b, row_class, stats, class_map, present_class,
+                     present_stats):  # fmt: skip
+    """The node's statistics over the classes of positive weight only (in class
+    order, at least one channel), and each node row's class renumbered among
+    them in ``present_class``; returns both.
+
+    Every weighted impurity, side weight and difference the scan computes is then
+    the same to the bit: a class of zero weight at the node has zero weight on
+    either side of any cut, and adding 0.0 changes no sum (weights are never
+    negative). Deep nodes hold few of the classes, so the scan's loops over
+    classes shrink with them.
+    """
+    present_stats[0] = stats[0]
+    n_present = 0
+    for k in range(stats.shape[0] - 1):
+        class_map[k] = 0  # (a row of weight 0 of an absent class adds 0.0 anywhere)
+        if stats[1 + k] != 0.0:
+            class_map[k] = n_present
+            present_stats[1 + n_present] = stats[1 + k]
+            n_present += 1
+    if n_present == 0:
+        present_stats[1] = 0.0
+        n_present = 1
+    for i in range(a, b):
+        j = node_rows[i]
+        present_class[j] = class_map[int(row_class[j])]
+    return present_class, present_stats[: 1 + n_present]
+
+
+@njit(cache=True)
 def _search_local(ws, search, rng, limits, criterion, is_classification, a, b, stats,
                   node_weight, best, out):  # fmt: skip
     """``Grower._search`` of the local node ``[a, b)`` (every feature numeric): each
     feature scanned from its code-ordered run. True when the best split (in
     ``out``) is admissible."""
-    local_keys, local_order, targets = ws[1], ws[2], ws[5]
+    local_keys, local_order, node_rows, targets = ws[1], ws[2], ws[3], ws[5]
     work = ws[15]
     n_codes, all_features, max_features, min_count, min_weight = (
         search[0], search[2], search[3], search[4], search[5]
@@ -188,7 +221,16 @@ def _search_local(ws, search, rng, limits, criterion, is_classification, a, b, s
     if rng is not None and max_features < n_features:
         order = rng.permutation(n_features)
     parent_cost = weighted_impurity(stats, criterion)
-    work_rows = (work[0], work[1], work[2], work[3], work[4])
+    row_class = targets[1]
+    if is_classification:
+        # Only the classes present count: the others add exact zeros to every sum.
+        row_class, stats = _present_classes(node_rows, a, b, targets[1], stats, ws[16],
+                                            ws[17], ws[18])  # fmt: skip
+    n_channels = stats.shape[0]
+    work_rows = (
+        work[0, :n_channels], work[1, :n_channels], work[2, :n_channels],
+        work[3, :n_channels], work[4, :n_channels],
+    )  # fmt: skip
     out[OUT_GAIN] = -np.inf
     out[OUT_FEATURE] = -1.0
     n_visited = 0
@@ -197,7 +239,7 @@ def _search_local(ws, search, rng, limits, criterion, is_classification, a, b, s
             break
         f = order[j]
         n_present = scan_sorted_rows(
-            local_keys[f, a:b], local_order[f, a:b], b - a, n_codes[f], targets[0], targets[1],
+            local_keys[f, a:b], local_order[f, a:b], b - a, n_codes[f], targets[0], row_class,
             targets[1], is_classification, stats, parent_cost, criterion, min_count,
             min_weight, work_rows, best,
         )  # fmt: skip
