@@ -62,6 +62,16 @@ def _split_gain(parent_cost, left, right, criterion):
 
 
 @njit(cache=True, inline="always")
+def _keep_if_higher(best, gain, left_code, right_code, missing_left):
+    """``best = [gain, left_code, right_code, missing_left]`` if ``gain`` beats ``best[0]``."""
+    if gain > best[0]:
+        best[0] = gain
+        best[1] = left_code
+        best[2] = right_code
+        best[3] = missing_left
+
+
+@njit(cache=True, inline="always")
 def _keep_cut(left, right, parent_cost, criterion, is_classification, min_count, min_weight,
               best, left_code, right_code, missing_left):  # fmt: skip
     """Keep the cut with sides ``left``/``right`` in ``best`` (``[gain, left_code,
@@ -70,12 +80,8 @@ def _keep_cut(left, right, parent_cost, criterion, is_classification, min_count,
     if _side_ok(left, is_classification, min_count, min_weight) and _side_ok(
         right, is_classification, min_count, min_weight
     ):
-        gain = _split_gain(parent_cost, left, right, criterion)
-        if gain > best[0]:
-            best[0] = gain
-            best[1] = left_code
-            best[2] = right_code
-            best[3] = missing_left
+        _keep_if_higher(best, _split_gain(parent_cost, left, right, criterion), left_code,
+                        right_code, missing_left)  # fmt: skip
 
 
 @njit(cache=True, inline="always")
@@ -810,11 +816,7 @@ def _keep_value_cut(left, right, parent_cost, min_count, min_weight, best, left_
             - _squared_cost(left[1], left[2], left[3])
             - _squared_cost(right[1], right[2], right[3])
         )
-        if gain > best[0]:
-            best[0] = gain
-            best[1] = left_code
-            best[2] = right_code
-            best[3] = missing_left
+        _keep_if_higher(best, gain, left_code, right_code, missing_left)
 
 
 @njit(cache=True, inline="always")
