@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from treelearn import CARTClassifier
 from treelearn._dtypes import code_dtype_for
 from treelearn.criteria import criterion_id
+from treelearn.criteria._kernels import weighted_impurity
 from treelearn.splitting import _kernels as K
 
 SETTINGS = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -641,6 +642,68 @@ def test_squared_error_scans_match_the_channel_row_reference(
     assert best[0] == expected[0]
     if expected[0] > -math.inf:
         assert tuple(best) == expected
+
+
+@SETTINGS
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    m=st.integers(1, 80),
+    n_codes=st.integers(1, 12),
+    n_classes=st.integers(2, 7),
+    max_weight=st.sampled_from([1, 3, 2**19]),
+    min_count=st.sampled_from([1, 2, 4]),
+    min_weight=st.sampled_from([0.0, 1.5, 6.0]),
+)
+def test_whole_weight_gini_scan_matches_the_channel_row_scan(
+    seed, m, n_codes, n_classes, max_weight, min_count, min_weight
+):
+    """With whole row weights (zero included) the Gini scans that keep the sides'
+    sums of squares up to date row by row (code by code on a histogram) find
+    the channel-row scan's split and gain to the bit; missing rows (code
+    ``n_codes``) included."""
+    rng = np.random.default_rng(seed)
+    codes = rng.integers(0, n_codes + 1, m)
+    w = rng.integers(0, max_weight + 1, m).astype(np.float64)
+    y = rng.integers(0, n_classes, m).astype(np.int32)
+    assert w.sum() < K.WHOLE_WEIGHT_LIMIT
+    criterion = criterion_id("gini", True)
+    hist = np.zeros((n_codes + 1, 1 + n_classes))
+    for j in range(m):
+        hist[codes[j], 0] += 1.0
+        hist[codes[j], 1 + y[j]] += w[j]
+    total = hist.sum(axis=0)
+    parent_cost = weighted_impurity(total, criterion)
+    order = np.argsort(codes, kind="stable").astype(np.int64)
+    keys = codes[order].astype(np.int64)
+    results = []
+    for whole_weights in (False, True):
+        work = np.full((5, 1 + n_classes), np.nan)
+        best = np.zeros(4)
+        n_present = K.scan_sorted_rows(
+            keys, order, m, n_codes, w, y, np.zeros(1), True, total, parent_cost, criterion,
+            min_count, min_weight, tuple(work), best, whole_weights,
+        )  # fmt: skip
+        results.append((n_present, tuple(best) if best[0] > -math.inf else None))
+    assert results[1] == results[0]
+    for whole_weights in (False, True):
+        work = np.full((3, 1 + n_classes), np.nan)
+        best = np.zeros(4)
+        n_present = K.scan_threshold(
+            hist, np.arange(n_codes + 1), True, n_codes, total, parent_cost, criterion, True,
+            min_count, min_weight, best, work[0], work[1], work[2], False, whole_weights,
+        )  # fmt: skip
+        assert (n_present, tuple(best) if best[0] > -math.inf else None) == results[0]
+    skipping = []
+    for whole_weights in (False, True):
+        # missing="surrogate": the known rows alone.
+        work = np.full((3, 1 + n_classes), np.nan)
+        best = np.zeros(4)
+        n_present = K.scan_threshold(
+            hist, np.arange(n_codes + 1), True, n_codes, total, parent_cost, criterion, True,
+            min_count, min_weight, best, work[0], work[1], work[2], True, whole_weights,
+        )  # fmt: skip
+        skipping.append((n_present, tuple(best) if best[0] > -math.inf else None))
+    assert skipping[1] == skipping[0]
 
 
 # ---------------------------------------------------------------------------

@@ -216,6 +216,7 @@ def _search_local(ws, search, rng, limits, criterion, is_classification, a, b, s
     n_codes, all_features, max_features, min_count, min_weight = (
         search[0], search[2], search[3], search[4], search[5]
     )  # fmt: skip
+    whole_weights = search[14]
     n_features = all_features.shape[0]
     order = all_features
     if rng is not None and max_features < n_features:
@@ -241,7 +242,7 @@ def _search_local(ws, search, rng, limits, criterion, is_classification, a, b, s
         n_present = scan_sorted_rows(
             local_keys[f, a:b], local_order[f, a:b], b - a, n_codes[f], targets[0], row_class,
             targets[1], is_classification, stats, parent_cost, criterion, min_count,
-            min_weight, work_rows, best,
+            min_weight, work_rows, best, whole_weights,
         )  # fmt: skip
         if n_present >= 2:
             n_visited += 1

@@ -113,7 +113,7 @@ def _search(data, search, rng, limits, parallel_min_rows, start, end, stats, nod
     (
         n_codes, is_nominal, all_features, max_features, min_count, min_weight, hist_ratio,
         scratch_hist, scratch_codes, scratch_mask, sorted_rows, sorted_slot, skip_missing,
-        multiway,
+        multiway, whole_weights,
     ) = search  # fmt: skip
     n_features = all_features.shape[0]
     order = all_features
@@ -129,14 +129,14 @@ def _search(data, search, rng, limits, parallel_min_rows, start, end, stats, nod
             codes, rows, start, end, y_class, y_value, weight, is_classification, criterion,
             n_classes, order, n_codes, is_nominal, hist, offsets, stats, min_count,
             min_weight, hist_ratio, out, out_mask, sorted_rows, sorted_slot, skip_missing,
-            multiway,
+            multiway, whole_weights,
         )  # fmt: skip
     else:
         find_best_split(
             codes, rows, start, end, y_class, y_value, weight, is_classification, criterion,
             n_classes, order, max_features, n_codes, is_nominal, hist, offsets, stats,
             min_count, min_weight, hist_ratio, scratch_hist, scratch_codes, scratch_mask, out,
-            out_mask, sorted_rows, sorted_slot, skip_missing, multiway,
+            out_mask, sorted_rows, sorted_slot, skip_missing, multiway, whole_weights,
         )  # fmt: skip
     return split_admissible(out, limits, node_weight)
 
@@ -330,7 +330,7 @@ def grow_depth_first(data, search, rng, kept, limits, parallel_min_rows, thresho
         ``rows`` is ``arange(n)`` and is reordered node by node.
     search : (n_codes, is_nominal, all_features, max_features, min_count, min_weight,
               hist_ratio, scratch_hist, scratch_codes, scratch_mask, sorted_rows,
-              sorted_slot, skip_missing, multiway)
+              sorted_slot, skip_missing, multiway, whole_weights)
         As :func:`~treelearn.splitting._kernels.find_best_split` takes them
         (``skip_missing`` False).
     rng : numpy.random.Generator or None
@@ -401,7 +401,7 @@ def grow_subtrees(data, search, kept, limits, thresholds, buffers, n_values, fro
     (
         n_codes, is_nominal, all_features, max_features, min_count, min_weight, hist_ratio,
         scratch_hist, scratch_codes, scratch_mask, sorted_rows, sorted_slot, skip_missing,
-        multiway,
+        multiway, whole_weights,
     ) = search  # fmt: skip
     front_int, front_stats, front_out, front_mask, front_hist = frontier[:5]
     n_items = items.shape[0]
@@ -413,6 +413,7 @@ def grow_subtrees(data, search, kept, limits, thresholds, buffers, n_values, fro
         np.empty_like(scratch_hist),
         np.empty(2 * largest + scratch_hist.shape[0] + 1, dtype=scratch_codes.dtype),
         np.zeros_like(scratch_mask), sorted_rows, sorted_slot, skip_missing, multiway,
+        whole_weights,
     )  # fmt: skip
     child_of_row, sorted_buffer, partition_buffer = buffers
     own_buffers = (

@@ -168,6 +168,17 @@ def _joined_subtrees(results, n_values):
     )
 
 
+def _are_whole(weight):
+    """Whether every weight is a whole number and their sum below
+    :data:`~treelearn.splitting._kernels.WHOLE_WEIGHT_LIMIT`, none negative: then
+    every sum of class weights and of their squares is exact."""
+    return bool(
+        weight.sum() < split_kernels.WHOLE_WEIGHT_LIMIT
+        and weight.min(initial=0.0) >= 0.0
+        and np.array_equal(weight, np.trunc(weight))
+    )
+
+
 def _kernel_array(values, dtype):
     """``values`` as a C-contiguous, writable array of ``dtype`` (a copy only when
     needed; the kernels never write to it)."""
@@ -280,6 +291,10 @@ class Grower:
             self.stored_features = self.stored_features[:0]
             self.sorted_features = self.sorted_features[:0]
             self.sorted_slot[:] = -1
+        # Whole weights (no sample weights, bootstrap counts) let the Gini scans
+        # keep exact running sums of squares (the same gains, far fewer steps);
+        # fractional weights change per node, so never there.
+        self.whole_weights = not self.fractional and _are_whole(self.weight)
         if self.gain_ratio:
             n_values = np.where(dataset.is_nominal, self.n_codes, 0)
             self.excluded_from_average = many_valued(n_values, n)
@@ -367,7 +382,7 @@ class Grower:
             self.n_codes, self.dataset.is_nominal, self.all_features, self.max_features,
             spec.min_samples_leaf, spec.min_weight_leaf, HIST_RATIO, self.scratch_hist,
             self.scratch_codes, self.scratch_mask, self.sorted_rows, self.sorted_slot,
-            self.surrogate_mode, self.multiway,
+            self.surrogate_mode, self.multiway, self.whole_weights,
         )  # fmt: skip
         kept = (self.stored_features, self.stored_rows, self.stored_offsets, int(STORE_MIN_ROWS))
         limits = np.array(
@@ -554,7 +569,7 @@ class Grower:
                 self.n_codes, self.dataset.is_nominal, hist, offsets, node.stats,
                 spec.min_samples_leaf, spec.min_weight_leaf, HIST_RATIO, self.out,
                 self.out_mask, self.sorted_rows, self.sorted_slot, self.surrogate_mode,
-                self.multiway,
+                self.multiway, self.whole_weights,
             )  # fmt: skip
         else:
             split_kernels.find_best_split(
@@ -587,6 +602,7 @@ class Grower:
                 self.sorted_slot,
                 self.surrogate_mode,
                 self.multiway,
+                self.whole_weights,
             )
         gain = self.out[split_kernels.OUT_GAIN]
         if gain > -np.inf and not (

@@ -25,7 +25,7 @@ quarter of the first fit's compile time.
 import numpy as np
 from numba import njit, prange
 
-from treelearn.criteria._kernels import SQUARED_ERROR, stats_weight, weighted_impurity
+from treelearn.criteria._kernels import GINI, SQUARED_ERROR, stats_weight, weighted_impurity
 from treelearn.stats._kernels import add_row, build_histogram
 
 #: Slots of the ``out`` array of :func:`find_best_split`.
@@ -49,6 +49,10 @@ COUNTING_SORT_BINS_PER_ROW = 8
 #: Nodes with at most this many rows scan their numeric features straight from
 #: the rows in code order (:func:`scan_sorted_rows`): no histogram, no view.
 SMALL_NODE_MAX_ROWS = 32
+#: Row weights that are whole numbers summing to less than this keep every sum
+#: of class weights, and of their squares, a whole number below ``2**53``:
+#: exact in float64 whatever the order of the additions.
+WHOLE_WEIGHT_LIMIT = 2.0**26
 
 
 @njit(cache=True, inline="always")
@@ -129,6 +133,7 @@ def scan_threshold(
     right,
     with_missing,
     skip_missing=False,
+    whole_weights=False,
 ):
     """Best ``x <= t`` split of a numeric feature.
 
@@ -150,6 +155,9 @@ def scan_threshold(
     cannot split. ``left``, ``right`` and ``with_missing`` are scratch rows of
     ``n_channels`` (passed in: the scan runs for every feature of every node,
     and allocating or slicing there would dominate small nodes).
+
+    ``whole_weights`` (see :func:`scan_sorted_rows`): Gini is scanned with
+    running sums of squares (:func:`_scan_threshold_whole_gini`), the same gains.
     """
     n_channels = total.shape[0]
     left[:] = 0.0
@@ -172,6 +180,11 @@ def scan_threshold(
             (total[0], total[1], total[2], total[3]),
             (missing[0], missing[1], missing[2], missing[3]), has_missing, parent_cost,
             min_count, min_weight, best,
+        )  # fmt: skip
+    elif is_classification and criterion == GINI and whole_weights:
+        n_present += _scan_threshold_whole_gini(
+            hist, n_known, known, total, has_missing, parent_cost, min_count, min_weight, best,
+            left,
         )  # fmt: skip
     else:
         prev = -1
@@ -690,6 +703,7 @@ def evaluate_feature(
     multiway,
     best,
     work_rows,
+    whole_weights=False,
 ):
     """Best split of one feature at the node (see :func:`find_best_split` for the
     statistics paths); writes ``best`` and, for a nominal feature, ``scratch_mask``.
@@ -743,6 +757,7 @@ def evaluate_feature(
         work_rows[1],
         work_rows[2],
         skip_missing,
+        whole_weights,
     )
 
 
@@ -910,10 +925,190 @@ def _scan_threshold_values(hist, n_known, known, total, missing, has_missing, pa
     return n_present
 
 
+@njit(cache=True, inline="always")
+def _gini_cost(weight, squares):
+    """:func:`~treelearn.criteria._kernels.weighted_impurity` (Gini) of a side from
+    its weight and the sum of its squared class weights."""
+    return weight - squares / weight if weight > 0.0 else 0.0
+
+
+@njit(cache=True, inline="always")
+def _keep_gini_cut(left, right, parent_cost, min_count, min_weight, best, left_code, right_code,
+                   missing_left):  # fmt: skip
+    """:func:`_keep_cut` of Gini with the sides as ``(n, weight, squares)``."""
+    if (
+        left[0] >= min_count
+        and left[1] >= min_weight
+        and right[0] >= min_count
+        and right[1] >= min_weight
+    ):
+        gain = parent_cost - _gini_cost(left[1], left[2]) - _gini_cost(right[1], right[2])
+        _keep_if_higher(best, gain, left_code, right_code, missing_left)
+
+
+@njit(cache=True, inline="always")
+def _whole_gini_start(known, total, missing):
+    """The state of a whole-weight Gini scan with nothing on the left yet:
+    ``(w_known, w_total, w_missing)``, the sums of squared class weights of the
+    four sides a cut can have -- left, right (the known rows not left), left
+    with the missing rows, right without them -- and that of the missing rows."""
+    w_known = 0.0
+    w_total = 0.0
+    w_missing = 0.0
+    sq_known = 0.0
+    sq_missing = 0.0
+    sq_rest = 0.0
+    for c in range(1, total.shape[0]):
+        w_known += known[c]
+        w_total += total[c]
+        w_missing += missing[c]
+        sq_known += known[c] * known[c]
+        sq_missing += missing[c] * missing[c]
+        sq_rest += (total[c] - missing[c]) * (total[c] - missing[c])
+    return (w_known, w_total, w_missing), (0.0, sq_known, sq_missing, sq_rest), sq_missing
+
+
+@njit(cache=True, inline="always")
+def _squares_after_adding(squares, before, w):
+    """``squares - before**2 + (before + w)**2``: a class weight ``before`` grown by ``w``."""
+    return squares + w * (2.0 * before + w)
+
+
+@njit(cache=True, inline="always")
+def _moved_left(squares, before, w, known_c, total_c, missing_c, has_missing):
+    """The four sides' sums of squares (:func:`_whole_gini_start`) once weight
+    ``w`` of a class moves left, ``before`` of it being there already
+    (``known_c``, ``total_c``, ``missing_c``: its weight in the known rows, all
+    rows, the missing rows)."""
+    sq_left = _squares_after_adding(squares[0], before, w)
+    sq_right = _squares_after_adding(squares[1], known_c - before, -w)
+    if not has_missing:
+        return (sq_left, sq_right, squares[2], squares[3])
+    with_missing = before + missing_c
+    return (
+        sq_left,
+        sq_right,
+        _squares_after_adding(squares[2], with_missing, w),
+        _squares_after_adding(squares[3], total_c - with_missing, -w),
+    )
+
+
+@njit(cache=True, inline="always")
+def _try_gini_cut(prev, code, n_left, w_left, squares, counts, weights, has_missing,
+                  parent_cost, min_count, min_weight, best):  # fmt: skip
+    """:func:`_try_cut` of a whole-weight Gini scan: missing rows right, then
+    left. ``counts`` and ``weights``: ``(known, total, missing)`` rows and weight."""
+    _keep_gini_cut(
+        (n_left, w_left, squares[0]), (counts[0] - n_left, weights[0] - w_left, squares[1]),
+        parent_cost, min_count, min_weight, best, prev, code, 0.0,
+    )  # fmt: skip
+    if has_missing:
+        n_with = n_left + counts[2]
+        w_with = w_left + weights[2]
+        _keep_gini_cut(
+            (n_with, w_with, squares[2]), (counts[1] - n_with, weights[1] - w_with, squares[3]),
+            parent_cost, min_count, min_weight, best, prev, code, 1.0,
+        )  # fmt: skip
+
+
+@njit(cache=True, _nrt=False)
+def _scan_sorted_whole_gini(keys, order, m, missing_code, row_weight, row_class, total,
+                            parent_cost, min_count, min_weight, best, left, missing):  # fmt: skip
+    """:func:`scan_sorted_rows` for Gini when every row weight is a whole number
+    and their sum is below ``2**26`` (:data:`WHOLE_WEIGHT_LIMIT`).
+
+    Each side's sum of squared class weights is then kept up to date row by
+    row (a row of class ``c`` and weight ``w`` moving left changes it by
+    ``w * (2 * left_c + w)``), so a cut costs two divisions whatever the number
+    of classes. Every sum involved is a whole number below ``2**53``, exact in
+    float64 whatever the order of the additions: the gains are those of the
+    channel-row scan to the bit. ``left`` and ``missing`` are scratch rows of
+    ``n_channels``.
+    """
+    n_known = m
+    while n_known > 0 and keys[n_known - 1] == missing_code:
+        n_known -= 1
+    left[:] = 0.0
+    missing[:] = 0.0
+    for i in range(n_known, m):
+        j = order[i]
+        missing[1 + int(row_class[j])] += row_weight[j]
+    has_missing = n_known < m
+    weights, squares, sq_missing = _whole_gini_start(total, total, missing)
+    counts = (total[0], total[0], float(m - n_known))
+    best[0] = -np.inf
+    best[1] = -1.0
+    best[2] = -1.0
+    best[3] = 0.0
+    n_present = 1 if has_missing else 0
+    n_left = 0.0
+    w_left = 0.0
+    prev = -1
+    i = 0
+    while i < n_known:
+        code = keys[i]
+        n_present += 1
+        if prev >= 0:
+            _try_gini_cut(prev, code, n_left, w_left, squares, counts, weights, has_missing,
+                          parent_cost, min_count, min_weight, best)  # fmt: skip
+        while i < n_known and keys[i] == code:
+            j = order[i]
+            c = 1 + int(row_class[j])
+            w = row_weight[j]
+            squares = _moved_left(squares, left[c], w, total[c], total[c], missing[c],
+                                  has_missing)  # fmt: skip
+            left[c] += w
+            n_left += 1.0
+            w_left += w
+            i += 1
+        prev = code
+    if has_missing and prev >= 0:
+        _keep_gini_cut((n_left, w_left, squares[0]), (counts[2], weights[2], sq_missing),
+                       parent_cost, min_count, min_weight, best, prev, -1, 0.0)  # fmt: skip
+    return n_present
+
+
+@njit(cache=True, _nrt=False)
+def _scan_threshold_whole_gini(hist, n_known, known, total, has_missing, parent_cost,
+                               min_count, min_weight, best, left):  # fmt: skip
+    """:func:`scan_threshold`'s loop for Gini with whole weights (as
+    :func:`_scan_sorted_whole_gini`, a code's histogram row moving left class
+    by class); bins as ``hist`` indices. Returns the number of present known
+    codes."""
+    missing = hist[n_known]
+    weights, squares, sq_missing = _whole_gini_start(known, total, missing)
+    counts = (known[0], total[0], missing[0])
+    left[:] = 0.0
+    n_left = 0.0
+    w_left = 0.0
+    n_present = 0
+    prev = -1
+    for i in range(n_known):
+        if hist[i, 0] <= 0.0:
+            continue
+        n_present += 1
+        if prev >= 0:
+            _try_gini_cut(prev, i, n_left, w_left, squares, counts, weights, has_missing,
+                          parent_cost, min_count, min_weight, best)  # fmt: skip
+        for c in range(1, total.shape[0]):
+            w = hist[i, c]
+            if w > 0.0:
+                squares = _moved_left(squares, left[c], w, known[c], total[c], missing[c],
+                                      has_missing)  # fmt: skip
+                left[c] += w
+                w_left += w
+        n_left += hist[i, 0]
+        prev = i
+    if has_missing and prev >= 0:
+        _keep_gini_cut((n_left, w_left, squares[0]), (counts[2], weights[2], sq_missing),
+                       parent_cost, min_count, min_weight, best, prev, -1, 0.0)  # fmt: skip
+    return n_present
+
+
 @njit(cache=True, _nrt=False)
 def scan_sorted_rows(
     keys, order, m, missing_code, row_weight, row_class, row_value, is_classification, total,
-    parent_cost, criterion, min_count, min_weight, work_rows, best,
+    parent_cost, criterion, min_count, min_weight, work_rows, best, whole_weights=False,
 ):  # fmt: skip
     """:func:`scan_threshold` of a numeric feature read straight from the node's
     ``m`` rows in code order, without building a histogram: the ``i``-th has the
@@ -926,10 +1121,18 @@ def scan_sorted_rows(
     bit. ``work_rows`` are five scratch rows of ``n_channels`` (left, right, with
     missing, group, missing). Writes ``best`` as :func:`scan_threshold` does;
     returns the number of distinct present values.
+
+    ``whole_weights`` (every row weight a whole number, their sum below
+    :data:`WHOLE_WEIGHT_LIMIT`): Gini is scanned by :func:`_scan_sorted_whole_gini`,
+    with the same gains at a fraction of the cost.
     """
     if not is_classification and criterion == SQUARED_ERROR:
         return _scan_sorted_values(keys, order, m, missing_code, row_weight, row_value, total,
                                    parent_cost, min_count, min_weight, best)  # fmt: skip
+    if is_classification and criterion == GINI and whole_weights:
+        return _scan_sorted_whole_gini(keys, order, m, missing_code, row_weight, row_class,
+                                       total, parent_cost, min_count, min_weight, best,
+                                       work_rows[0], work_rows[4])  # fmt: skip
     n_channels = total.shape[0]
     left, right, with_missing, group, missing = work_rows
     left[:] = 0.0
@@ -1021,6 +1224,7 @@ def find_best_split(
     sorted_slot,
     skip_missing=False,
     multiway=False,
+    whole_weights=False,
 ):
     """Best split of the node ``rows[start:end]`` over the features in ``feature_order``.
 
@@ -1043,6 +1247,9 @@ def find_best_split(
 
     ``multiway``: nominal features split into one branch per category
     (:func:`scan_multiway`) instead of two sets of categories.
+
+    ``whole_weights``: every weight is a whole number, their sum below
+    :data:`WHOLE_WEIGHT_LIMIT` (see :func:`scan_sorted_rows`).
 
     Writes the slots ``OUT_*`` of ``out`` (gain -inf when no split satisfies
     the leaf constraints) and, for a subset split, ``out_mask`` as
@@ -1071,6 +1278,7 @@ def find_best_split(
                 criterion, n_codes, is_nominal, node_hist, node_hist_offsets, node_stats,
                 parent_cost, min_count, min_weight, hist_ratio, scratch_hist, scratch_codes,
                 sorted_rows, sorted_slot, skip_missing, small, local, work, best, out,
+                whole_weights,
             )  # fmt: skip
             if n_present >= 2:
                 n_visited += 1
@@ -1080,7 +1288,7 @@ def find_best_split(
             n_classes, n_codes, is_nominal, node_hist, node_hist_offsets, node_stats,
             parent_cost, min_count, min_weight, hist_ratio, scratch_hist, scratch_codes,
             scratch_mask, sorted_rows, sorted_slot, skip_missing, multiway, best,
-            (work[0], work[1], work[2]),
+            (work[0], work[1], work[2]), whole_weights,
         )  # fmt: skip
         if n_present < 2:
             continue
@@ -1093,7 +1301,7 @@ def evaluate_numeric_feature(
     f, codes, rows, start, end, y_class, y_value, weight, is_classification, criterion,
     n_codes, is_nominal, node_hist, node_hist_offsets, node_stats, parent_cost, min_count,
     min_weight, hist_ratio, scratch_hist, scratch_codes, sorted_rows, sorted_slot, skip_missing,
-    small, local, work, best, out,
+    small, local, work, best, out, whole_weights,
 ):  # fmt: skip
     """Best threshold of numeric feature ``f`` at the node, kept in ``out`` when it
     wins under the tie rule (:func:`keep_if_better`); returns the number of
@@ -1103,7 +1311,8 @@ def evaluate_numeric_feature(
     :func:`gather_small_node`) without a kept histogram is scanned straight from
     its rows in code order (:func:`scan_sorted_rows`); otherwise the statistics
     come from :func:`fill_feature_histogram` and :func:`scan_threshold` scans them.
-    ``work``: 5 scratch rows of channels; ``best``: 4 slots.
+    ``work``: 5 scratch rows of channels; ``best``: 4 slots; ``whole_weights`` as
+    :func:`scan_sorted_rows` takes it.
     """
     n_node = end - start
     n_bins = n_codes[f] + 1
@@ -1116,6 +1325,7 @@ def evaluate_numeric_feature(
         n_present = scan_sorted_rows(
             keys, order, n_node, n_codes[f], local[0], local[1], local[1], is_classification,
             node_stats, parent_cost, criterion, min_count, min_weight, work_rows, best,
+            whole_weights,
         )  # fmt: skip
     elif compact and not skip_missing and sorted_slot[f] >= 0:
         # The node's rows in code order are at hand: scanned straight from them.
@@ -1125,6 +1335,7 @@ def evaluate_numeric_feature(
         n_present = scan_sorted_rows(
             keys, ordered, n_node, n_codes[f], weight, y_class, y_value, is_classification,
             node_stats, parent_cost, criterion, min_count, min_weight, work_rows, best,
+            whole_weights,
         )  # fmt: skip
     else:
         path, n_known = fill_feature_histogram(
@@ -1139,7 +1350,7 @@ def evaluate_numeric_feature(
         n_present = scan_threshold(
             hist, bin_codes, identity, n_known, node_stats, parent_cost, criterion,
             is_classification, min_count, min_weight, best, work[0], work[1], work[2],
-            skip_missing,
+            skip_missing, whole_weights,
         )  # fmt: skip
     if n_present >= 2:
         keep_split_if_better(out, f, best, False)
@@ -1180,6 +1391,7 @@ def find_best_split_parallel(
     sorted_slot,
     skip_missing=False,
     multiway=False,
+    whole_weights=False,
 ):
     """:func:`find_best_split` over every feature of ``feature_order``, the
     features searched in parallel (numba threads), each with its own scratch.
@@ -1242,6 +1454,7 @@ def find_best_split_parallel(
             multiway,
             results[j],
             (np.empty(n_channels), np.empty(n_channels), np.empty(n_channels)),
+            whole_weights,
         )
     out[OUT_GAIN] = -np.inf
     out[OUT_FEATURE] = -1.0
