@@ -328,6 +328,35 @@ def test_statistics_paths(path, nominal_split, monkeypatch):
         grow_both(build_dataset(frame), y, w, n_classes, spec)
 
 
+@pytest.mark.parametrize("path", list(PATHS))
+@pytest.mark.parametrize("max_bins", [None, 16])
+@pytest.mark.parametrize("nominal", [True, False])
+def test_whole_weights_grow_the_same_tree(path, max_bins, nominal, monkeypatch):
+    """Gini with whole weights (running sums of squares, every sum exact) grows
+    the Tree the channel-row scans grow, bit for bit, on every statistics path
+    and in local mode (all features numeric); missing values, nominal features
+    and leaf constraints included."""
+    for constant, value in PATHS[path].items():
+        monkeypatch.setattr(grower_module, constant, value)
+    frame = make_frame(1500, seed=21, nominal=nominal)
+    dataset = build_dataset(frame, max_bins=max_bins)
+    y, n_classes = make_target(frame, "multiclass", seed=21, n_classes=4)
+    for kind in ("ones", "integers"):
+        w = weights_for(kind, y, n_classes, seed=21)
+        for changes in ({}, {"min_samples_leaf": 3, "min_weight_leaf": 4.0}):
+            spec = spec_for(n_classes, **changes)
+            whole = Grower(dataset, y, w, n_classes, spec, np.random.default_rng(0))
+            assert whole.whole_weights
+            with pytest.MonkeyPatch.context() as patch:
+                patch.setattr(grower_module, "_are_whole", lambda weight: False)
+                channel_rows = Grower(dataset, y, w, n_classes, spec, np.random.default_rng(0))
+            assert not channel_rows.whole_weights
+            assert_same_tree(whole.grow(), channel_rows.grow())
+    fractional = weights_for("floats", y, n_classes, seed=21)
+    grower = Grower(dataset, y, fractional, n_classes, spec, np.random.default_rng(0))
+    assert not grower.whole_weights
+
+
 @pytest.mark.parametrize("n_classes", [9, 40, 150])
 def test_many_classes(n_classes):
     """Node weights are the classes' weights summed as NumPy sums them (pairwise)."""

@@ -685,25 +685,19 @@ def test_whole_weight_gini_scan_matches_the_channel_row_scan(
         )  # fmt: skip
         results.append((n_present, tuple(best) if best[0] > -math.inf else None))
     assert results[1] == results[0]
-    for whole_weights in (False, True):
+
+    def threshold_scan(skip_missing, whole_weights):
         work = np.full((3, 1 + n_classes), np.nan)
         best = np.zeros(4)
         n_present = K.scan_threshold(
             hist, np.arange(n_codes + 1), True, n_codes, total, parent_cost, criterion, True,
-            min_count, min_weight, best, work[0], work[1], work[2], False, whole_weights,
+            min_count, min_weight, best, work[0], work[1], work[2], skip_missing, whole_weights,
         )  # fmt: skip
-        assert (n_present, tuple(best) if best[0] > -math.inf else None) == results[0]
-    skipping = []
-    for whole_weights in (False, True):
-        # missing="surrogate": the known rows alone.
-        work = np.full((3, 1 + n_classes), np.nan)
-        best = np.zeros(4)
-        n_present = K.scan_threshold(
-            hist, np.arange(n_codes + 1), True, n_codes, total, parent_cost, criterion, True,
-            min_count, min_weight, best, work[0], work[1], work[2], True, whole_weights,
-        )  # fmt: skip
-        skipping.append((n_present, tuple(best) if best[0] > -math.inf else None))
-    assert skipping[1] == skipping[0]
+        return n_present, tuple(best) if best[0] > -math.inf else None
+
+    assert threshold_scan(False, False) == threshold_scan(False, True) == results[0]
+    # missing="surrogate": the known rows alone.
+    assert threshold_scan(True, True) == threshold_scan(True, False)
 
 
 # ---------------------------------------------------------------------------

@@ -51,6 +51,7 @@ Split records
 
 from concurrent.futures import ThreadPoolExecutor
 
+import numba
 import numpy as np
 
 from treelearn._dtypes import (
@@ -87,9 +88,10 @@ from treelearn.tree.structure import Tree
 STORE_MAX_BINS = 256
 #: Nodes with fewer rows keep no histogram (building one anew is as cheap).
 STORE_MIN_ROWS = 1024
-#: A numeric feature without a kept histogram gets one built at the node when it
-#: has at most this many codes per node row; otherwise its presorted rows are read
-#: in code order (a compact histogram of the codes present).
+#: A numeric feature without a kept histogram or presorted rows gets one built at
+#: the node when it has at most this many codes per node row; otherwise a compact
+#: histogram of the codes present (the node's codes sorted). Presorted rows are
+#: always scanned straight in code order.
 HIST_RATIO = 2.0
 #: Nodes with at least this many rows search their features on several threads
 #: (when ``n_jobs`` allows more than one); smaller ones are not worth the start-up.
@@ -295,6 +297,10 @@ class Grower:
         # keep exact running sums of squares (the same gains, far fewer steps);
         # fractional weights change per node, so never there.
         self.whole_weights = not self.fractional and _are_whole(self.weight)
+        # Large nodes searched on threads read presorted features' codes into a
+        # buffer per thread, allocated once (fresh pages per node cost page faults).
+        threaded = n_threads > 1 and n >= PARALLEL_MIN_ROWS and self.sorted_features.size
+        self.thread_keys = np.empty((numba.get_num_threads() if threaded else 0, n), dtype=np.int64)
         if self.gain_ratio:
             n_values = np.where(dataset.is_nominal, self.n_codes, 0)
             self.excluded_from_average = many_valued(n_values, n)
@@ -382,7 +388,7 @@ class Grower:
             self.n_codes, self.dataset.is_nominal, self.all_features, self.max_features,
             spec.min_samples_leaf, spec.min_weight_leaf, HIST_RATIO, self.scratch_hist,
             self.scratch_codes, self.scratch_mask, self.sorted_rows, self.sorted_slot,
-            self.surrogate_mode, self.multiway, self.whole_weights,
+            self.surrogate_mode, self.multiway, self.whole_weights, self.thread_keys,
         )  # fmt: skip
         kept = (self.stored_features, self.stored_rows, self.stored_offsets, int(STORE_MIN_ROWS))
         limits = np.array(
@@ -569,7 +575,7 @@ class Grower:
                 self.n_codes, self.dataset.is_nominal, hist, offsets, node.stats,
                 spec.min_samples_leaf, spec.min_weight_leaf, HIST_RATIO, self.out,
                 self.out_mask, self.sorted_rows, self.sorted_slot, self.surrogate_mode,
-                self.multiway, self.whole_weights,
+                self.multiway, self.whole_weights, self.thread_keys,
             )  # fmt: skip
         else:
             split_kernels.find_best_split(

@@ -23,7 +23,7 @@ quarter of the first fit's compile time.
 """
 
 import numpy as np
-from numba import njit, prange
+from numba import get_thread_id, njit, prange
 
 from treelearn.criteria._kernels import GINI, SQUARED_ERROR, stats_weight, weighted_impurity
 from treelearn.stats._kernels import add_row, build_histogram
@@ -1011,6 +1011,15 @@ def _try_gini_cut(prev, code, n_left, w_left, squares, counts, weights, has_miss
         )  # fmt: skip
 
 
+@njit(cache=True, inline="always")
+def _try_gini_missing_apart(prev, n_left, w_left, squares, counts, weights, sq_missing,
+                            has_missing, parent_cost, min_count, min_weight, best):  # fmt: skip
+    """:func:`_try_missing_apart` of a whole-weight Gini scan (every known row left)."""
+    if has_missing and prev >= 0:
+        _keep_gini_cut((n_left, w_left, squares[0]), (counts[2], weights[2], sq_missing),
+                       parent_cost, min_count, min_weight, best, prev, -1, 0.0)  # fmt: skip
+
+
 @njit(cache=True, _nrt=False)
 def _scan_sorted_whole_gini(keys, order, m, missing_code, row_weight, row_class, total,
                             parent_cost, min_count, min_weight, best, left, missing):  # fmt: skip
@@ -1062,9 +1071,8 @@ def _scan_sorted_whole_gini(keys, order, m, missing_code, row_weight, row_class,
             w_left += w
             i += 1
         prev = code
-    if has_missing and prev >= 0:
-        _keep_gini_cut((n_left, w_left, squares[0]), (counts[2], weights[2], sq_missing),
-                       parent_cost, min_count, min_weight, best, prev, -1, 0.0)  # fmt: skip
+    _try_gini_missing_apart(prev, n_left, w_left, squares, counts, weights, sq_missing,
+                            has_missing, parent_cost, min_count, min_weight, best)  # fmt: skip
     return n_present
 
 
@@ -1099,9 +1107,8 @@ def _scan_threshold_whole_gini(hist, n_known, known, total, has_missing, parent_
                 w_left += w
         n_left += hist[i, 0]
         prev = i
-    if has_missing and prev >= 0:
-        _keep_gini_cut((n_left, w_left, squares[0]), (counts[2], weights[2], sq_missing),
-                       parent_cost, min_count, min_weight, best, prev, -1, 0.0)  # fmt: skip
+    _try_gini_missing_apart(prev, n_left, w_left, squares, counts, weights, sq_missing,
+                            has_missing, parent_cost, min_count, min_weight, best)  # fmt: skip
     return n_present
 
 
@@ -1231,12 +1238,12 @@ def find_best_split(
     Features are visited in ``feature_order`` until ``max_features`` of them
     that are not constant at the node have been evaluated. A feature's
     statistics come from ``node_hist`` when ``node_hist_offsets[f] >= 0``
-    (kept for the node, e.g. by subtraction), else from a histogram built now
-    (nominal features, and numeric ones with at most ``hist_ratio`` codes per
-    node row), else from a compact histogram of the codes present at the node,
-    read in code order from ``sorted_rows[sorted_slot[f], start:end]`` (the
-    node's rows kept sorted by that feature's code) when the feature has a
-    slot, else by sorting the node's codes. Nodes of at most
+    (kept for the node, e.g. by subtraction); else a numeric feature with a
+    slot is scanned straight from ``sorted_rows[sorted_slot[f], start:end]``
+    (the node's rows kept sorted by that feature's code); else they come from
+    a histogram built now (nominal features, and numeric ones with at most
+    ``hist_ratio`` codes per node row), else from a compact histogram of the
+    codes present at the node, by sorting the node's codes. Nodes of at most
     :data:`SMALL_NODE_MAX_ROWS` rows scan their numeric features straight from
     the rows in code order (:func:`scan_sorted_rows`). All paths give the same
     answer, to the bit; only the cost differs.
@@ -1327,8 +1334,9 @@ def evaluate_numeric_feature(
             node_stats, parent_cost, criterion, min_count, min_weight, work_rows, best,
             whole_weights,
         )  # fmt: skip
-    elif compact and not skip_missing and sorted_slot[f] >= 0:
-        # The node's rows in code order are at hand: scanned straight from them.
+    elif node_hist_offsets[f] < 0 and not skip_missing and sorted_slot[f] >= 0:
+        # The node's rows in code order are at hand: scanned straight from them
+        # (cheaper than any histogram of a feature with this many codes).
         ordered = sorted_rows[sorted_slot[f], start:end]
         keys = scratch_codes[:n_node]
         _gather_codes(codes, f, ordered, keys)
@@ -1364,6 +1372,55 @@ def _gather_codes(codes, f, ordered, keys):
         keys[i] = codes[ordered[i], f]
 
 
+@njit(cache=True)
+def _search_one_of_many(
+    f, codes, rows, start, end, y_class, y_value, weight, is_classification, criterion,
+    n_classes, n_codes, is_nominal, node_hist, node_hist_offsets, node_stats, parent_cost,
+    min_count, min_weight, hist_ratio, sorted_rows, sorted_slot, skip_missing, multiway,
+    whole_weights, thread_keys, best, mask,
+):  # fmt: skip
+    """One feature of :func:`find_best_split_parallel`, on one thread, with its own
+    scratch: its best split in ``best`` (and ``mask``); returns the number of
+    distinct present values."""
+    n_node = end - start
+    n_channels = node_stats.shape[0]
+    # Scratch sized for the path the feature takes: a kept histogram or rows
+    # read in code order from their presorted run need none, a fresh
+    # histogram a row per code, a compact one a row per node row.
+    n_bins = n_codes[f] + 1
+    compact = not is_nominal[f] and n_bins > hist_ratio * n_node
+    kept = node_hist_offsets[f] >= 0
+    presorted = not is_nominal[f] and not kept and not skip_missing and sorted_slot[f] >= 0
+    n_rows = 1 if kept or presorted else (n_node + 1 if compact else n_bins)
+    scratch_hist = np.empty((n_rows, n_channels))
+    thread = get_thread_id()
+    if presorted and thread_keys is not None and thread < thread_keys.shape[0]:
+        scratch_codes = thread_keys[thread]
+    else:
+        scratch_codes = np.empty(scratch_codes_size(n_node, n_bins), dtype=np.int64)
+    work = np.empty((5, n_channels))
+    if not is_nominal[f]:
+        # The serial search's path (rows in code order scanned straight from
+        # their presorted run when they have one).
+        own_out = np.empty(N_OUT)
+        own_out[OUT_GAIN] = -np.inf
+        own_out[OUT_FEATURE] = -1.0
+        return evaluate_numeric_feature(
+            f, codes, rows, start, end, y_class, y_value, weight, is_classification,
+            criterion, n_codes, is_nominal, node_hist, node_hist_offsets, node_stats,
+            parent_cost, min_count, min_weight, hist_ratio, scratch_hist, scratch_codes,
+            sorted_rows, sorted_slot, skip_missing, False, np.empty((2, 0)), work,
+            best, own_out, whole_weights,
+        )  # fmt: skip
+    return evaluate_feature(
+        f, codes, rows, start, end, y_class, y_value, weight, is_classification, criterion,
+        n_classes, n_codes, is_nominal, node_hist, node_hist_offsets, node_stats,
+        parent_cost, min_count, min_weight, hist_ratio, scratch_hist, scratch_codes,
+        mask, sorted_rows, sorted_slot, skip_missing, multiway, best,
+        (work[0], work[1], work[2]), whole_weights,
+    )  # fmt: skip
+
+
 @njit(cache=True, parallel=True)
 def find_best_split_parallel(
     codes,
@@ -1392,18 +1449,23 @@ def find_best_split_parallel(
     skip_missing=False,
     multiway=False,
     whole_weights=False,
+    thread_keys=None,
 ):
     """:func:`find_best_split` over every feature of ``feature_order``, the
     features searched in parallel (numba threads), each with its own scratch.
+
+    ``thread_keys`` (int64, a row of at least ``end - start`` per numba thread,
+    or None): the scratch of the features whose rows are read in code order
+    from their presorted run, reused by every node. (Allocating it per feature
+    and node cost more than the search: the first touch of every fresh page is
+    a page fault.)
 
     The features' results are then compared in ``feature_order`` with the same
     tie rule, so the answer is the sequential one whatever the thread count.
     For ``max_features`` equal to the number of features.
     """
     parent_cost = weighted_impurity(node_stats, criterion)
-    n_node = end - start
     n_order = feature_order.shape[0]
-    n_channels = node_stats.shape[0]
     mask_width = 1
     for j in range(n_order):
         if is_nominal[feature_order[j]]:
@@ -1412,50 +1474,13 @@ def find_best_split_parallel(
     present = np.zeros(n_order, dtype=np.int64)
     masks = np.zeros((n_order, mask_width), dtype=np.uint8)
     for j in prange(n_order):
-        f = feature_order[j]
-        # Scratch sized for the path evaluate_feature takes (a kept histogram
-        # needs none, a fresh one a row per code, a compact one a row per node row).
-        n_bins = n_codes[f] + 1
-        if node_hist_offsets[f] >= 0:
-            n_rows = 1
-        elif is_nominal[f] or n_bins <= hist_ratio * n_node:
-            n_rows = n_bins
-        else:
-            n_rows = n_node + 1
-        scratch_hist = np.empty((n_rows, n_channels))
-        scratch_codes = np.empty(scratch_codes_size(n_node, n_bins), dtype=np.int64)
-        present[j] = evaluate_feature(
-            f,
-            codes,
-            rows,
-            start,
-            end,
-            y_class,
-            y_value,
-            weight,
-            is_classification,
-            criterion,
-            n_classes,
-            n_codes,
-            is_nominal,
-            node_hist,
-            node_hist_offsets,
-            node_stats,
-            parent_cost,
-            min_count,
-            min_weight,
-            hist_ratio,
-            scratch_hist,
-            scratch_codes,
-            masks[j],
-            sorted_rows,
-            sorted_slot,
-            skip_missing,
-            multiway,
-            results[j],
-            (np.empty(n_channels), np.empty(n_channels), np.empty(n_channels)),
-            whole_weights,
-        )
+        present[j] = _search_one_of_many(
+            feature_order[j], codes, rows, start, end, y_class, y_value, weight,
+            is_classification, criterion, n_classes, n_codes, is_nominal, node_hist,
+            node_hist_offsets, node_stats, parent_cost, min_count, min_weight, hist_ratio,
+            sorted_rows, sorted_slot, skip_missing, multiway, whole_weights, thread_keys,
+            results[j], masks[j],
+        )  # fmt: skip
     out[OUT_GAIN] = -np.inf
     out[OUT_FEATURE] = -1.0
     for j in range(n_order):
