@@ -207,6 +207,30 @@ def test_data_threshold_is_the_training_value_the_midpoint_rounds_below():
     assert dataset.data_threshold(0, 2, 3) == 0.565  # midpoint 0.7325: the value below it
 
 
+@SETTINGS
+@given(
+    values=arrays(
+        np.float64,
+        st.integers(2, 40),
+        elements=st.floats(allow_nan=False, allow_infinity=False, width=32),
+    ),
+    max_bins=st.sampled_from([None, 3, 8]),
+    float32=st.booleans(),
+)
+def test_thresholds_of_many_splits_are_the_scalar_ones(values, max_bins, float32):
+    """``Dataset.thresholds`` (all splits of a feature at once) gives, to the bit,
+    ``threshold`` and ``data_threshold`` of each pair of codes."""
+    column = values.astype(np.float32) if float32 else values
+    dataset = build_dataset(column.reshape(-1, 1), max_bins=max_bins)
+    n_codes = int(dataset.n_codes[0])
+    left, right = np.triu_indices(n_codes, 1)
+    for at_data, scalar in ((False, dataset.threshold), (True, dataset.data_threshold)):
+        many = dataset.thresholds(0, left, right, at_data)
+        assert many.dtype == np.float64
+        expected = [scalar(0, int(a), int(b)) for a, b in zip(left, right, strict=True)]
+        np.testing.assert_array_equal(many, np.array(expected, dtype=np.float64), strict=True)
+
+
 # ---------------------------------------------------------------------------
 # Nominal columns read from their codes (pandas category, pandas strings)
 # ---------------------------------------------------------------------------

@@ -217,3 +217,38 @@ def test_bad_parameters(tennis, params, message):
     X, y = tennis
     with pytest.raises(ParameterError, match=message):
         ID3Classifier(**params).fit(X, y)
+
+
+@pytest.mark.parametrize("data", ["watermelon", "tennis", "random"])
+def test_numba_loop_records_the_python_loops_tables(data, watermelon, tennis, monkeypatch):
+    """ID3 grows on the numba loop and makes its split records from the Tree
+    afterwards: the same nodes, tables and features as the Python loop records."""
+    from treelearn.growing import _loop_kernels as loop_kernels
+    from treelearn.growing import grower as grower_module
+
+    if data == "random":  # many empty branches, min_gain and max_depth stops, Gini
+        rng = np.random.default_rng(0)
+        X = pd.DataFrame({f"a{j}": rng.choice(list("pqrstuv"[: 2 + j]), 400) for j in range(6)})
+        y = np.where(X["a5"].isin(["p", "q"]) ^ (X["a3"] == "r"), "yes", "no")
+        y[rng.random(400) < 0.1] = "maybe"
+        params = {"min_gain": 0.01, "max_depth": 5, "criterion": "gini"}
+    else:
+        X, y = (watermelon[0], watermelon[1]) if data == "watermelon" else tennis
+        params = {}
+    calls = []
+    kernel = loop_kernels.grow_depth_first
+    monkeypatch.setattr(
+        loop_kernels, "grow_depth_first", lambda *args: calls.append(1) or kernel(*args)
+    )
+    fast = ID3Classifier(n_jobs=1, **params).fit(X, y)
+    assert calls == [1]
+    monkeypatch.setattr(grower_module, "FAST_LOOP", False)
+    slow = ID3Classifier(n_jobs=1, **params).fit(X, y)
+    assert calls == [1]
+    assert export_text(fast) == export_text(slow)
+    assert list(fast.split_records_) == list(slow.split_records_)
+    for node, record in fast.split_records_.items():
+        theirs = slow.split_records_[node]
+        np.testing.assert_array_equal(record.table, theirs.table, strict=True)
+        assert (record.feature, record.rule) == (theirs.feature, theirs.rule)
+    assert len(fast.split_records_) >= (~fast.tree_.is_leaf).sum()

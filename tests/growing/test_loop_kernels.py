@@ -74,7 +74,17 @@ def grow_both(dataset, y, w, n_classes, spec, seed=0, n_threads=1):
         slow = slow_grower.grow()
     assert_same_tree(fast, slow)
     assert rng_fast.bit_generator.state == rng_slow.bit_generator.state
+    assert_same_records(grower.split_records, slow_grower.split_records)
     return fast
+
+
+def assert_same_records(fast, slow):
+    """``record_splits``: the same nodes recorded, every number of every table equal."""
+    assert list(fast) == list(slow)
+    for node, mine in fast.items():
+        theirs = slow[node]
+        np.testing.assert_array_equal(mine.table, theirs.table, err_msg=f"node {node}", strict=True)
+        assert (mine.feature, mine.rule) == (theirs.feature, theirs.rule), node
 
 
 def make_frame(n, seed, nominal=True, missing=True, n_numeric=3, levels=5):
@@ -148,6 +158,8 @@ CONFIGS = {
     "max_features": {"max_features": 2},
     "max_features multiway": {"max_features": 3, "nominal_split": "multiway"},
     "threshold_at data": {"threshold_at": "data"},
+    "records (ID3)": {"criterion": "entropy", "nominal_split": "multiway", "record_splits": True},
+    "records data": {"record_splits": True, "threshold_at": "data", "min_samples_leaf": 2},
 }
 
 
@@ -287,7 +299,8 @@ def test_subtrees_on_threads_grow_the_serial_tree(setting, task, max_bins, nomin
     y, n_classes = make_target(frame, task, seed=5)
     w = weights_for("floats", y, n_classes, seed=5)
     dataset = build_dataset(frame, max_bins=max_bins)
-    spec = spec_for(n_classes, min_samples_leaf=2, nominal_split=nominal_split)
+    spec = spec_for(n_classes, min_samples_leaf=2, nominal_split=nominal_split,
+                    record_splits=True)  # fmt: skip
     single = grow_both(dataset, y, w, n_classes, spec, n_threads=1)
     items = []
     kernel = loop_kernels.grow_subtrees
@@ -454,6 +467,7 @@ def random_problem(draw):
         min_gain=draw(st.sampled_from([0.0, 0.0, 0.05])),
         max_features=draw(st.sampled_from([None, 1, 2])),
         threshold_at=draw(st.sampled_from(["midpoint", "data"])),
+        record_splits=draw(st.booleans()),
     )
     return frame, y, w, n_classes, max_bins, spec, seed
 
@@ -496,6 +510,7 @@ def test_random_configurations(seed):
         min_gain=pick(0.0, 0.0, 0.02),
         max_features=pick(None, None, 1, 3),
         threshold_at=pick("midpoint", "midpoint", "data"),
+        record_splits=pick(False, True),
     )
     max_bins = pick(None, None, 4, 30)
     grow_both(build_dataset(frame, max_bins=max_bins), y, w, n_classes, spec, seed=seed)
@@ -523,6 +538,9 @@ def _grower(spec, n_classes=2, n_threads=1, rng="generator", max_bins=None):
         (CART.replace(criterion="squared_error", record_splits=True), 0, 1),  # regression
         (CART.replace(max_features=3), 2, 4),  # max_features never searches in parallel
         (ID3.replace(record_splits=False), 2, 1),
+        (CART.replace(record_splits=True), 2, 1),  # records made from the grown Tree
+        (ID3, 2, 1),
+        (ID3, 2, 4),
     ],
 )
 def test_fast_loop_applies(spec, n_classes, n_threads):
@@ -537,8 +555,6 @@ def test_fast_loop_applies(spec, n_classes, n_threads):
         (CART.replace(missing="surrogate"), 2, 1, "generator"),
         (C45, 2, 1, "generator"),
         (CART.replace(max_leaf_nodes=10), 2, 1, "generator"),
-        (CART.replace(record_splits=True), 2, 1, "generator"),
-        (ID3, 2, 1, "generator"),
         (CART.replace(max_features=2), 2, 1, np.random.RandomState(0)),
     ],
 )

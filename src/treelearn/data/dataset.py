@@ -87,6 +87,24 @@ class Dataset:
         index = int(np.searchsorted(values, cut + DATA_THRESHOLD_TOLERANCE, side="right")) - 1
         return float(values[min(max(index, left_code), right_code - 1)])
 
+    def thresholds(self, feature, left_codes, right_codes, at_data=False):
+        """:meth:`threshold` (``at_data``: :meth:`data_threshold`) of many splits of
+        one numeric feature at once, from arrays of codes; the same numbers."""
+        left_codes = np.asarray(left_codes, dtype=np.int64)
+        right_codes = np.asarray(right_codes, dtype=np.int64)
+        if self.bin_edges and self.bin_edges[feature] is not None:
+            return np.asarray(self.bin_edges[feature][left_codes], dtype=np.float64)
+        values = self.numeric_values[feature]
+        low = values[left_codes]
+        high = values[right_codes]
+        cut = low / 2.0 + high / 2.0
+        cut = np.where((cut == high) | ~np.isfinite(cut), low, cut)
+        if not at_data:
+            return cut.astype(np.float64)
+        index = np.searchsorted(values, cut + DATA_THRESHOLD_TOLERANCE, side="right") - 1
+        index = np.minimum(np.maximum(index, left_codes), right_codes - 1)
+        return values[index].astype(np.float64)
+
 
 def build_dataset(X, categorical_features=None, max_bins=None):
     """Read, validate and encode ``X`` (exact codes, or bins when ``max_bins`` is set).

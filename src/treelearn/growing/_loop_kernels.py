@@ -3,9 +3,10 @@
 :meth:`Grower.grow` hands its common configuration to :func:`grow_depth_first`
 (``Grower._fast_loop_applies`` says when): a histogram criterion (gini,
 entropy, squared error), ``missing="learn"``, ``selection="gain"``, subset or
-multiway nominal splits, depth-first order (``max_leaf_nodes=None``), no split
-records, any ``max_features``, any number of threads. Everything else runs the
-Python loop.
+multiway nominal splits, depth-first order (``max_leaf_nodes=None``), any
+``max_features``, any number of threads. Split records (``record_splits``) are
+not made here: :mod:`~treelearn.growing._record_kernels` makes them from the
+grown Tree. Everything else runs the Python loop.
 
 The kernel is that loop, step for step, over the same kernels
 (:func:`~treelearn.splitting._kernels.find_best_split`, the partition and

@@ -47,6 +47,9 @@ Split records
     searched gets a :class:`~treelearn.splitting.gain_ratio.SplitRecord` in
     ``Grower.split_records`` (node index -> record): every attribute's
     numbers there, so that the split can be explained as a textbook does.
+    The numba loop grows without them; for ``spec.record_splits`` they are
+    made from its Tree afterwards (:mod:`treelearn.growing._record_kernels`),
+    the Python loop's records to the bit.
 """
 
 from concurrent.futures import ThreadPoolExecutor
@@ -69,6 +72,7 @@ from treelearn.exceptions import ParameterError
 from treelearn.growing import _c45_kernels as c45_kernels
 from treelearn.growing import _loop_kernels as loop_kernels
 from treelearn.growing import _node_tables as node_tables
+from treelearn.growing import _record_kernels as record_kernels
 from treelearn.growing.frontier import BestFirstFrontier, DepthFirstFrontier
 from treelearn.splitting import _gain_ratio_kernels as gain_ratio_kernels
 from treelearn.splitting import _kernels as split_kernels
@@ -355,7 +359,7 @@ class Grower:
     def _fast_loop_applies(self):
         """Whether :meth:`grow` runs the numba loop (:mod:`treelearn.growing._loop_kernels`),
         which grows the same tree: a histogram criterion, ``missing="learn"``,
-        ``selection="gain"``, depth-first, no split records, features drawn (if any)
+        ``selection="gain"`` (split records made afterwards), depth-first, features drawn (if any)
         from a numpy Generator, float64 values and bin edges. With several threads it
         searches large nodes in parallel, as :meth:`_search` does."""
         spec = self.spec
@@ -366,7 +370,7 @@ class Grower:
             and spec.missing == "learn"
             and spec.selection == "gain"
             and spec.max_leaf_nodes is None
-            and not self.record_splits
+            and not self.gain_ratio
             and (not drawn or isinstance(self.rng, np.random.Generator))
             and all(
                 v is None or v.dtype == np.float64
@@ -421,15 +425,36 @@ class Grower:
         )  # fmt: skip
         left_code, right_code = arrays[-2:]
         arrays = dict(zip(names, arrays[:-2], strict=True))
-        if spec.threshold_at != "midpoint":
-            for i in np.flatnonzero(right_code >= 0):
-                arrays["threshold"][i] = self._threshold_between(
-                    int(arrays["feature"][i]), int(left_code[i]), int(right_code[i])
-                )
-        else:
-            self._put_midpoints(arrays["feature"], left_code, right_code, arrays["threshold"])
-        tree = Tree(**arrays, n_features=self.n_features, n_classes=self.n_classes)
-        return tree.validate()
+        self._put_thresholds(arrays["feature"], left_code, right_code, arrays["threshold"])
+        tree = Tree(**arrays, n_features=self.n_features, n_classes=self.n_classes).validate()
+        if self.record_splits:
+            self._record_searched_nodes(tree, left_code, limits)
+        return tree
+
+    def _record_searched_nodes(self, tree, left_code, limits):
+        """``split_records`` of a Tree the numba loop grew, as the Python loop
+        records them (:func:`~treelearn.growing._record_kernels.searched_node_tables`)."""
+        nodes, tables = record_kernels.searched_node_tables(
+            self.codes, self.y_class, self.weight, self.n_classes, self.n_codes,
+            self.dataset.is_nominal, self.code_values, self.code_value_ptr, HIST_RATIO,
+            self.scratch_hist, self.scratch_codes, limits, tree.feature, tree.kind,
+            tree.child_ptr, tree.children, tree.category_ptr, tree.category_child,
+            tree.missing_child, left_code, tree.n_samples, tree.weight, tree.impurity,
+        )  # fmt: skip
+        for f in np.flatnonzero(~self.dataset.is_nominal):
+            column = tables[:, f]
+            scored = np.flatnonzero(~np.isnan(column[:, gain_ratio_kernels.CAND_LEFT_CODE]))
+            column[scored, gain_ratio_kernels.CAND_THRESHOLD] = self.dataset.thresholds(
+                int(f),
+                column[scored, gain_ratio_kernels.CAND_LEFT_CODE].astype(np.int64),
+                column[scored, gain_ratio_kernels.CAND_RIGHT_CODE].astype(np.int64),
+                at_data=self.spec.threshold_at == "data",
+            )
+        criterion = self.spec.criterion
+        self.split_records = {
+            int(node): SplitRecord(table, int(tree.feature[node]), criterion)
+            for node, table in zip(nodes, tables, strict=True)
+        }
 
     def _grow_subtrees_on_threads(self, data, search, kept, limits, thresholds, buffers):
         """:func:`~treelearn.growing._loop_kernels.grow_depth_first` on ``n_threads``
@@ -470,7 +495,7 @@ class Grower:
     def _threshold_tables(self):
         """Per feature what the numba loop needs of :meth:`Dataset.threshold`: kind
         (``THRESHOLD_*``) and, concatenated, the bin edges of binned features (the
-        midpoints between exact values are put in after the loop, :meth:`_put_midpoints`)."""
+        midpoints between exact values are put in after the loop, :meth:`_put_thresholds`)."""
         dataset = self.dataset
         kind = np.full(self.n_features, node_tables.THRESHOLD_NONE, dtype=np.int64)
         parts = []
@@ -485,18 +510,17 @@ class Grower:
         ptr = np.concatenate([[0], np.cumsum([p.shape[0] for p in parts])]).astype(np.int64)
         return kind, ptr, np.concatenate(parts)
 
-    def _put_midpoints(self, feature, left_code, right_code, threshold):
-        """Thresholds of the splits between two exact values, which the numba loop
-        leaves NaN: :func:`~treelearn.data.encoding.numeric_threshold`, for all
-        nodes of a feature at once."""
-        pending = np.flatnonzero(np.isnan(threshold) & (right_code >= 0))
+    def _put_thresholds(self, feature, left_code, right_code, threshold):
+        """Thresholds of the numba loop's splits between two known codes, placed as
+        ``spec.threshold_at`` says (the loop leaves those between exact values
+        NaN), for all nodes of a feature at once."""
+        at_data = self.spec.threshold_at == "data"
+        pending = np.flatnonzero((right_code >= 0) & (at_data | np.isnan(threshold)))
         for f in np.unique(feature[pending]):
             nodes = pending[feature[pending] == f]
-            values = self.dataset.numeric_values[f]
-            low = values[left_code[nodes]]
-            high = values[right_code[nodes]]
-            cut = low / 2.0 + high / 2.0
-            threshold[nodes] = np.where((cut == high) | ~np.isfinite(cut), low, cut)
+            threshold[nodes] = self.dataset.thresholds(
+                int(f), left_code[nodes], right_code[nodes], at_data
+            )
 
     def _make_node(
         self, start, end, depth, stats, hist, parent=None, rows=None, row_weight=None, used=None
