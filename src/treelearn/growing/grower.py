@@ -516,7 +516,7 @@ class Grower:
         NaN), for all nodes of a feature at once."""
         at_data = self.spec.threshold_at == "data"
         pending = np.flatnonzero((right_code >= 0) & (at_data | np.isnan(threshold)))
-        for f in np.unique(feature[pending]):
+        for f in np.flatnonzero(np.bincount(feature[pending], minlength=self.n_features)):
             nodes = pending[feature[pending] == f]
             threshold[nodes] = self.dataset.thresholds(
                 int(f), left_code[nodes], right_code[nodes], at_data
