@@ -26,7 +26,7 @@ histogram kernels), so it grows the same Tree bit for bit:
   (pairwise: :func:`~treelearn.stats._pairwise.numpy_sum`), since the weight is stored and divides.
 
 Nodes go into the two growable node tables of
-:mod:`~treelearn.growing._node_tables`; :func:`_tree_arrays` turns them into
+:mod:`~treelearn.growing._node_tables`; :func:`tree_arrays` turns them into
 the Tree's arrays. With every feature numeric, a popped node of at most
 :data:`~treelearn.growing._local_kernels.LOCAL_MAX_ROWS` rows has its whole
 subtree grown on local copies of its rows
@@ -37,8 +37,9 @@ On several threads (all features searched), :func:`grow_top` splits the large
 nodes and defers the others with their split, statistics and kept histogram;
 :func:`grow_subtrees` grows the deferred nodes' subtrees, each exactly as the
 serial loop would, several calls at once on separate threads (numba releases
-the GIL); :func:`stitch_subtrees` puts them back and renumbers every node as
-the serial loop numbers it. Same Tree, bit for bit, for any number of threads.
+the GIL); :func:`serial_layout`, :func:`place_top_nodes` and
+:func:`place_subtrees` put them back, every node numbered as the serial loop
+numbers it, each written once. Same Tree, bit for bit, for any number of threads.
 """
 
 import numpy as np
@@ -271,7 +272,7 @@ def _push(stacks, top, node, start, end, depth, slot, out, out_mask, stats):
 
 
 @njit(cache=True)
-def _tree_arrays(node_int, node_float, n_nodes, category_pool):
+def tree_arrays(node_int, node_float, n_nodes, category_pool):
     """The Tree's arrays (``feature, kind, threshold, child_ptr, children,
     category_ptr, category_child, missing_child, value, n_samples, weight,
     impurity``) from the node tables, children and category maps in node order,
@@ -323,7 +324,7 @@ def _open_node(data, search, rng, limits, parallel_min_rows, depth, start, end, 
 @njit(cache=True, nogil=True)
 def grow_depth_first(data, search, rng, kept, limits, parallel_min_rows, thresholds, buffers,
                      n_values):  # fmt: skip
-    """Grow the tree depth-first, as ``Grower.grow`` does; returns :func:`_tree_arrays`.
+    """Grow the tree depth-first, as ``Grower.grow`` does; returns :func:`tree_arrays`.
 
     Parameters (tuples, unpacked below; the arrays are the grower's own)
     ----------
@@ -361,7 +362,7 @@ def grow_depth_first(data, search, rng, kept, limits, parallel_min_rows, thresho
         _root_seed(data, kept), 0,
     )  # fmt: skip
     node_int, node_float, n_nodes, category_pool, _ = tables
-    return _tree_arrays(node_int, node_float, n_nodes, category_pool)
+    return tree_arrays(node_int, node_float, n_nodes, category_pool)
 
 
 @njit(cache=True, nogil=True)
@@ -475,59 +476,39 @@ def _appended(table, n_used, new_rows):
 
 
 @njit(cache=True)
-def stitch_subtrees(tables, frontier, items, subtrees):
-    """The Tree's arrays (:func:`_tree_arrays`) of :func:`grow_top`'s tables with
-    each deferred node replaced by its subtree from :func:`grow_subtrees`, nodes
-    renumbered as the serial loop numbers them (see :func:`_serial_numbers`)."""
-    node_int, node_float, n_top, category_pool, n_cat = tables
+def serial_layout(tables, frontier, items, n_nodes):
+    """Where the serial loop numbers the nodes of :func:`grow_top`'s tables with
+    each deferred node ``frontier[items[i]]`` split into its subtree of
+    ``n_nodes[i]`` nodes (from :func:`grow_subtrees`).
+
+    The serial loop splits nodes in pre-order, children in order, and numbers a
+    node's children together when it splits it; depth-first, it splits a
+    deferred node's whole subtree before anything else, so the subtree's nodes
+    below its root get consecutive numbers in their local order. Returns
+    ``(number, base, n_total)``: the number of each of the tables' nodes, the
+    number of each item's local node 1 (local node ``j >= 1`` is ``base + j - 1``),
+    and the number of nodes.
+    """
+    node_int, n_top = tables[0], tables[2]
     front_node = frontier[0][:, S_NODE]
-    sub_int, sub_float, sub_cat, first, n_nodes, first_cat = subtrees
-    n_total = n_top
+    item_of = np.full(n_top, -1, dtype=np.int64)
     for i in range(items.shape[0]):
-        n_total += n_nodes[i] - 1
-    all_int = np.empty((n_total, N_INT), dtype=np.int64)
-    all_float = np.empty((n_total, node_float.shape[1]))
-    all_int[:n_top] = node_int[:n_top]
-    all_float[:n_top] = node_float[:n_top]
-    all_cat = np.concatenate((category_pool[:n_cat], sub_cat))
-    n = n_top
-    for i in range(items.shape[0]):
-        base = first[i]
-        # Local node j >= 1 becomes node n + j - 1; local node 0 is the deferred node.
-        for j in range(n_nodes[i]):
-            target = front_node[items[i]] if j == 0 else n + j - 1
-            all_int[target] = sub_int[base + j]
-            all_float[target] = sub_float[base + j]
-            if all_int[target, I_N_CHILDREN] > 0:
-                all_int[target, I_FIRST_CHILD] += n - 1
-            if all_int[target, I_CAT_LEN] > 0:
-                all_int[target, I_CAT_START] += n_cat + first_cat[i]
-        n += n_nodes[i] - 1
-    number = _serial_numbers(all_int, n_total)
-    ordered_int = np.empty_like(all_int)
-    ordered_float = np.empty_like(all_float)
-    for i in range(n_total):
-        ordered_int[number[i]] = all_int[i]
-        ordered_float[number[i]] = all_float[i]
-        if all_int[i, I_N_CHILDREN] > 0:
-            ordered_int[number[i], I_FIRST_CHILD] = number[all_int[i, I_FIRST_CHILD]]
-    return _tree_arrays(ordered_int, ordered_float, n_total, all_cat)
-
-
-@njit(cache=True)
-def _serial_numbers(node_int, n_nodes):
-    """The number the serial loop gives each node (root 0): it splits nodes in
-    pre-order, children in order, and numbers a node's children together when it
-    splits it. A node's children must be consecutive rows of ``node_int``."""
-    number = np.empty(n_nodes, dtype=np.int64)
+        item_of[front_node[items[i]]] = i
+    number = np.empty(n_top, dtype=np.int64)
+    base = np.empty(items.shape[0], dtype=np.int64)
     number[0] = 0
-    counter = 1
-    stack = np.empty(n_nodes, dtype=np.int64)
+    counter = np.int64(1)
+    stack = np.empty(n_top, dtype=np.int64)
     stack[0] = 0
     top = 1
     while top > 0:
         top -= 1
         node = stack[top]
+        i = item_of[node]
+        if i >= 0:
+            base[i] = counter
+            counter += n_nodes[i] - 1
+            continue
         n_children = node_int[node, I_N_CHILDREN]
         first = node_int[node, I_FIRST_CHILD]
         for j in range(n_children):
@@ -536,7 +517,39 @@ def _serial_numbers(node_int, n_nodes):
         for j in range(n_children - 1, -1, -1):
             stack[top] = first + j
             top += 1
-    return number
+    return number, base, counter
+
+
+@njit(cache=True)
+def place_top_nodes(tables, number, out_int, out_float):
+    """Write :func:`grow_top`'s nodes into the stitched tables at their serial
+    ``number`` (:func:`serial_layout`), children renumbered."""
+    node_int, node_float, n_top = tables[0], tables[1], tables[2]
+    for node in range(n_top):
+        target = number[node]
+        out_int[target] = node_int[node]
+        out_float[target] = node_float[node]
+        if node_int[node, I_N_CHILDREN] > 0:
+            out_int[target, I_FIRST_CHILD] = number[node_int[node, I_FIRST_CHILD]]
+
+
+@njit(cache=True, nogil=True)
+def place_subtrees(subtrees, root_number, base, category_offset, out_int, out_float):
+    """Write one :func:`grow_subtrees` call's subtrees into the stitched tables:
+    item ``i``'s root (the deferred node, now split) at ``root_number[i]``, its
+    local node ``j >= 1`` at ``base[i] + j - 1``; children renumbered, category
+    maps moved to where the batch's pool starts in the stitched pool
+    (``category_offset``)."""
+    sub_int, sub_float, _, first, n_nodes, first_cat = subtrees
+    for i in range(n_nodes.shape[0]):
+        for j in range(n_nodes[i]):
+            target = root_number[i] if j == 0 else base[i] + j - 1
+            out_int[target] = sub_int[first[i] + j]
+            out_float[target] = sub_float[first[i] + j]
+            if out_int[target, I_N_CHILDREN] > 0:
+                out_int[target, I_FIRST_CHILD] += base[i] - 1
+            if out_int[target, I_CAT_LEN] > 0:
+                out_int[target, I_CAT_START] += category_offset + first_cat[i]
 
 
 @njit(cache=True)

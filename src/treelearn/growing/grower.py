@@ -152,26 +152,31 @@ class _Node:
         return self.end - self.start
 
 
-def _joined_subtrees(results, n_values):
-    """The results of several :func:`~treelearn.growing._loop_kernels.grow_subtrees`
-    calls as one (their items one after the other)."""
-    if not results:
-        return (
-            np.zeros((0, node_tables.N_INT), dtype=np.int64),
-            np.zeros((0, node_tables.F_VALUE + n_values)),
-            np.zeros(0, dtype=np.int64),
-            *(np.zeros(0, dtype=np.int64) for _ in range(3)),
-        )
-    node_rows = np.cumsum([0] + [len(r[0]) for r in results[:-1]])
-    pool_rows = np.cumsum([0] + [len(r[2]) for r in results[:-1]])
-    return (
-        np.concatenate([r[0] for r in results]),
-        np.concatenate([r[1] for r in results]),
-        np.concatenate([r[2] for r in results]),
-        np.concatenate([r[3] + base for r, base in zip(results, node_rows, strict=True)]),
-        np.concatenate([r[4] for r in results]),
-        np.concatenate([r[5] + base for r, base in zip(results, pool_rows, strict=True)]),
-    )
+def _stitched_arrays(pool, tables, frontier, batches, results):
+    """The Tree's arrays of :func:`~treelearn.growing._loop_kernels.grow_top`'s
+    ``tables`` with the subtrees grown for each batch of deferred nodes
+    (``results``) put in: every node written once, where the serial loop numbers
+    it, each batch's nodes on a thread of ``pool`` (their places never meet)."""
+    no_items = np.zeros(0, dtype=np.int64)
+    items = np.concatenate(batches) if batches else no_items
+    n_nodes = np.concatenate([r[4] for r in results]) if results else no_items
+    number, base, n_total = loop_kernels.serial_layout(tables, frontier, items, n_nodes)
+    out_int = np.empty((n_total, node_tables.N_INT), dtype=np.int64)
+    out_float = np.empty((n_total, tables[1].shape[1]))
+    loop_kernels.place_top_nodes(tables, number, out_int, out_float)
+    category_pools = [tables[3][: tables[4]]] + [r[2] for r in results]
+    pool_start = np.cumsum([0] + [p.shape[0] for p in category_pools])
+    first_item = np.cumsum([0] + [b.shape[0] for b in batches])
+    front_node = frontier[0][:, loop_kernels.S_NODE]
+    placed = []
+    for k, (batch, subtrees) in enumerate(zip(batches, results, strict=True)):
+        root_number = number[front_node[batch]]
+        batch_base = base[first_item[k] : first_item[k + 1]]
+        arguments = (subtrees, root_number, batch_base, pool_start[k + 1], out_int, out_float)
+        placed.append(pool.submit(loop_kernels.place_subtrees, *arguments))
+    for future in placed:
+        future.result()
+    return loop_kernels.tree_arrays(out_int, out_float, n_total, np.concatenate(category_pools))
 
 
 def _are_whole(weight):
@@ -488,9 +493,7 @@ class Grower:
 
         with ThreadPoolExecutor(self.n_threads) as pool:
             results = list(pool.map(grow, batches))
-        subtrees = _joined_subtrees(results, n_values)
-        items = np.concatenate(batches) if batches else np.zeros(0, dtype=np.int64)
-        return loop_kernels.stitch_subtrees(tables, frontier, items, subtrees)
+            return _stitched_arrays(pool, tables, frontier, batches, results)
 
     def _threshold_tables(self):
         """Per feature what the numba loop needs of :meth:`Dataset.threshold`: kind
