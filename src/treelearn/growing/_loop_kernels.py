@@ -115,7 +115,7 @@ def _search(data, search, rng, limits, parallel_min_rows, start, end, stats, nod
     (
         n_codes, is_nominal, all_features, max_features, min_count, min_weight, hist_ratio,
         scratch_hist, scratch_codes, scratch_mask, sorted_rows, sorted_slot, skip_missing,
-        multiway, whole_weights, thread_keys,
+        multiway, whole_weights, sorted_scan,
     ) = search  # fmt: skip
     n_features = all_features.shape[0]
     order = all_features
@@ -131,7 +131,7 @@ def _search(data, search, rng, limits, parallel_min_rows, start, end, stats, nod
             codes, rows, start, end, y_class, y_value, weight, is_classification, criterion,
             n_classes, order, n_codes, is_nominal, hist, offsets, stats, min_count,
             min_weight, hist_ratio, out, out_mask, sorted_rows, sorted_slot, skip_missing,
-            multiway, whole_weights, thread_keys,
+            multiway, whole_weights, sorted_scan,
         )  # fmt: skip
     else:
         find_best_split(
@@ -139,6 +139,7 @@ def _search(data, search, rng, limits, parallel_min_rows, start, end, stats, nod
             n_classes, order, max_features, n_codes, is_nominal, hist, offsets, stats,
             min_count, min_weight, hist_ratio, scratch_hist, scratch_codes, scratch_mask, out,
             out_mask, sorted_rows, sorted_slot, skip_missing, multiway, whole_weights,
+            sorted_scan,
         )  # fmt: skip
     return split_admissible(out, limits, node_weight)
 
@@ -332,10 +333,10 @@ def grow_depth_first(data, search, rng, kept, limits, parallel_min_rows, thresho
         ``rows`` is ``arange(n)`` and is reordered node by node.
     search : (n_codes, is_nominal, all_features, max_features, min_count, min_weight,
               hist_ratio, scratch_hist, scratch_codes, scratch_mask, sorted_rows,
-              sorted_slot, skip_missing, multiway, whole_weights, thread_keys)
+              sorted_slot, skip_missing, multiway, whole_weights, sorted_scan)
         As :func:`~treelearn.splitting._kernels.find_best_split` takes them
-        (``skip_missing`` False; ``thread_keys`` as
-        :func:`~treelearn.splitting._kernels.find_best_split_parallel` takes it).
+        (``skip_missing`` False; ``sorted_scan`` with a row per numba thread,
+        as :func:`~treelearn.splitting._kernels.find_best_split_parallel` takes it).
     rng : numpy.random.Generator or None
         With ``max_features`` below the number of features, each searched node's
         features are ordered by ``rng.permutation`` (drawn in node order, as the
@@ -404,7 +405,7 @@ def grow_subtrees(data, search, kept, limits, thresholds, buffers, n_values, fro
     (
         n_codes, is_nominal, all_features, max_features, min_count, min_weight, hist_ratio,
         scratch_hist, scratch_codes, scratch_mask, sorted_rows, sorted_slot, skip_missing,
-        multiway, whole_weights, thread_keys,
+        multiway, whole_weights, sorted_scan,
     ) = search  # fmt: skip
     front_int, front_stats, front_out, front_mask, front_hist = frontier[:5]
     n_items = items.shape[0]
@@ -416,7 +417,11 @@ def grow_subtrees(data, search, kept, limits, thresholds, buffers, n_values, fro
         np.empty_like(scratch_hist),
         np.empty(2 * largest + scratch_hist.shape[0] + 1, dtype=scratch_codes.dtype),
         np.zeros_like(scratch_mask), sorted_rows, sorted_slot, skip_missing, multiway,
-        whole_weights, thread_keys,
+        whole_weights,
+        (
+            np.empty((1, largest), dtype=np.int64), sorted_scan[1],
+            np.empty((1, 2, largest if sorted_scan[2].shape[2] else 0)),
+        ),
     )  # fmt: skip
     child_of_row, sorted_buffer, partition_buffer = buffers
     own_buffers = (
