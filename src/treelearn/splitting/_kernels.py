@@ -1399,14 +1399,18 @@ def evaluate_numeric_feature(
             is_nominal, node_hist_offsets, hist_ratio, scratch_hist, scratch_codes, sorted_rows,
             sorted_slot,
         )  # fmt: skip
-        hist, bin_codes, identity = _histogram_view(
-            path, n_known, f, n_codes, node_hist, node_hist_offsets, scratch_hist,
-            scratch_codes, n_node,
-        )  # fmt: skip
+        # (_histogram_view inlined: a view returned to a kernel without reference
+        # counting is never released, and its array with it.)
+        if path == HIST_KEPT:
+            hist = node_hist[node_hist_offsets[f] : node_hist_offsets[f] + n_bins]
+        elif path == HIST_BUILT:
+            hist = scratch_hist[:n_bins]
+        else:
+            hist = scratch_hist[: n_known + 1]
         n_present = scan_threshold(
-            hist, bin_codes, identity, n_known, node_stats, parent_cost, criterion,
-            is_classification, min_count, min_weight, best, work[0], work[1], work[2],
-            skip_missing, whole_weights,
+            hist, scratch_codes[n_node : 2 * n_node + 1], path != HIST_COMPACT, n_known,
+            node_stats, parent_cost, criterion, is_classification, min_count, min_weight, best,
+            work[0], work[1], work[2], skip_missing, whole_weights,
         )  # fmt: skip
     if n_present >= 2:
         keep_split_if_better(out, f, best, False)
