@@ -1,5 +1,6 @@
 """Codes: order-preserving ranks, the missing code, thresholds, unseen categories."""
 
+import numba
 import numpy as np
 import pandas as pd
 import pytest
@@ -8,9 +9,11 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from treelearn import CARTClassifier, CARTRegressor
+from treelearn.data import dataset as dataset_module
 from treelearn.data.dataset import build_dataset
 from treelearn.data.encoding import numeric_threshold
 from treelearn.data.schema import read_table
+from treelearn.estimators.base import _numba_threads as numba_threads
 
 SETTINGS = settings(max_examples=100, deadline=None)
 
@@ -322,6 +325,48 @@ def test_exact_codes_widen_the_matrix_column_by_column():
         np.testing.assert_array_equal(dataset.numeric_values[f], distinct)
         np.testing.assert_array_equal(dataset.codes[known, f], inverse)
         np.testing.assert_array_equal(dataset.codes[~known, f], distinct.shape[0])
+
+
+@pytest.mark.skipif(numba.config.NUMBA_NUM_THREADS < 2, reason="needs two numba threads")
+@pytest.mark.parametrize("max_bins", [None, 255, 16])
+def test_columns_encoded_on_threads_are_the_serial_encoding(max_bins, monkeypatch):
+    """Numeric columns sorted (or binned) several at a time, on threads, give the codes,
+    values and edges of one column at a time; exact codes still widen column by column
+    (uint8 -> uint16 -> uint32, the earlier columns kept), nominal columns untouched."""
+    monkeypatch.setattr(dataset_module, "THREADED_MIN_ROWS", 1)
+    rng = np.random.default_rng(3)
+    n = 70_000
+    frame = pd.DataFrame(
+        {
+            "few": rng.integers(0, 5, n).astype(np.float64),
+            "colour": rng.choice(["red", "green", "blue"], n),
+            "some": rng.integers(0, 1000, n).astype(np.float32),
+            "many": rng.standard_normal(n),
+            "int": rng.integers(-3, 3, n),
+            "float32": rng.standard_normal(n).astype(np.float32),
+        }
+    )
+    frame.loc[::9, "many"] = np.nan
+    frame.loc[::11, "few"] = np.nan
+
+    def encoded(n_threads):
+        with numba_threads(n_threads):
+            return build_dataset(frame, max_bins=max_bins)
+
+    serial, threaded = encoded(1), encoded(2)
+    assert threaded.codes.dtype == serial.codes.dtype
+    assert threaded.codes.flags.f_contiguous
+    if max_bins is None:
+        assert serial.codes.dtype == np.uint32  # ("float32": 70,000 distinct values)
+    np.testing.assert_array_equal(threaded.codes, serial.codes)
+    np.testing.assert_array_equal(threaded.n_codes, serial.n_codes)
+    for mine, theirs in [
+        *zip(threaded.numeric_values, serial.numeric_values, strict=True),
+        *zip(threaded.bin_edges, serial.bin_edges, strict=True),
+    ]:
+        assert (mine is None) == (theirs is None)
+        if mine is not None:
+            np.testing.assert_array_equal(mine, theirs, strict=True)
 
 
 @pytest.mark.parametrize("float32", [False, True])

@@ -102,6 +102,19 @@ def test_counting_sort_rows_is_a_stable_sort(data):
     np.testing.assert_array_equal(out, np.argsort(codes, kind="stable"))
 
 
+def test_counting_sort_columns_sorts_each_column_as_counting_sort_rows():
+    rng = np.random.default_rng(4)
+    n_codes = np.array([3, 200, 1, 70_000, 9])
+    codes = np.asfortranarray(
+        np.column_stack([rng.integers(0, k + 1, 5000) for k in n_codes]).astype(np.uint32)
+    )
+    features = np.array([3, 0, 4, 1], dtype=np.int64)
+    out = np.full((features.shape[0], 5000), -1, dtype=np.int32)
+    K.counting_sort_columns(codes, features, n_codes[features] + 1, out)
+    for slot, f in enumerate(features):
+        np.testing.assert_array_equal(out[slot], np.argsort(codes[:, f], kind="stable"))
+
+
 @SETTINGS
 @given(data=node_rows(), n_children=st.integers(2, 3), n_slots=st.integers(1, 3))
 def test_partition_sorted_rows_keeps_code_order_in_each_child(data, n_children, n_slots):

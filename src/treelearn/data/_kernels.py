@@ -105,7 +105,7 @@ def _count_unseen_range(values, padded, depth, n_distinct, start, stop):
     return unseen
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def count_unseen_serial(values, padded, depth, n_distinct):
     """How many values (NaN aside) are none of the ``n_distinct`` sorted values padded
     into ``padded``."""
@@ -186,7 +186,7 @@ DIGIT_BITS = 11
 N_DIGITS = 6
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def radix_sort_keys(values, keys, index, keys_spare, index_spare):
     """Sort the known values of a float32 or float64 column (any layout).
 
@@ -248,7 +248,7 @@ def radix_sort_keys(values, keys, index, keys_spare, index_spare):
     return n_known, spare
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def count_key_runs(sorted_keys):
     """Distinct keys of an ascending array."""
     runs = 0
@@ -273,7 +273,7 @@ def write_key_ranks(sorted_keys, sorted_index, distinct_bits, out):
         out[sorted_index[i]] = rank
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def key_runs(sorted_keys, distinct_bits, counts):
     """Distinct keys of an ascending array, as the bits of their float64 values, into
     ``distinct_bits``, and how often each occurs into ``counts``; returns how many."""

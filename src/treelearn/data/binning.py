@@ -154,17 +154,17 @@ def padded(sorted_values):
     return out, depth
 
 
-def _count_unseen(known, distinct):
+def _count_unseen(known, distinct, parallel):
     table, depth = padded(distinct)
     count = (
         _kernels.count_unseen_parallel
-        if known.shape[0] >= _kernels.PARALLEL_MIN_ROWS
+        if parallel and known.shape[0] >= _kernels.PARALLEL_MIN_ROWS
         else _kernels.count_unseen_serial
     )
     return int(count(known, table, depth, distinct.shape[0]))
 
 
-def quantile_bin_edges(known_values, max_bins):
+def quantile_bin_edges(known_values, max_bins, parallel=True):
     """Upper edges of all but the last bin of a numeric column (see the module docstring).
 
     Parameters
@@ -175,6 +175,10 @@ def quantile_bin_edges(known_values, max_bins):
         never written), other numbers as float64.
     max_bins : int
         At most this many bins (2 or more).
+    parallel : bool
+        Whether a long column may be read on numba's threads; False where the
+        caller runs columns on threads of its own (numba's default thread pool
+        must not be entered from two threads at once).
 
     Returns
     -------
@@ -187,7 +191,7 @@ def quantile_bin_edges(known_values, max_bins):
     distinct, counts = _distinct_counts(sample)
     if sampled and distinct.shape[0] <= max_bins:
         # Exactness for few distinct values: look for values the sample missed.
-        n_unseen = _count_unseen(known, distinct)
+        n_unseen = _count_unseen(known, distinct, parallel)
         if n_unseen:
             missed = _kernels.unseen_values(known, distinct, n_unseen)
             distinct = np.union1d(distinct, missed)
@@ -200,7 +204,7 @@ def quantile_bin_edges(known_values, max_bins):
     return _quantile_edges(distinct, counts, max_bins)
 
 
-def column_bin_edges(column, max_bins):
+def column_bin_edges(column, max_bins, parallel=True):
     """:func:`quantile_bin_edges` of a numeric :class:`~treelearn.data.schema.RawColumn`.
 
     A column without missing values is read where it is; otherwise its known
@@ -208,7 +212,7 @@ def column_bin_edges(column, max_bins):
     """
     values = column.values
     known = values[~column.missing] if column.missing.any() else values
-    return quantile_bin_edges(known, max_bins)
+    return quantile_bin_edges(known, max_bins, parallel)
 
 
 def write_bin_codes(values, edges, out):

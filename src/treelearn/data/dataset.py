@@ -1,7 +1,10 @@
 """The training data as the engine sees it: a matrix of codes plus what maps them back."""
 
+from collections import deque
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
+import numba
 import numpy as np
 
 from treelearn._dtypes import code_dtype_for
@@ -22,6 +25,9 @@ from treelearn.data.schema import (
 
 #: How far above the midpoint a training value may lie and still be C4.5's threshold.
 DATA_THRESHOLD_TOLERANCE = 1e-6
+#: Tables of at least this many rows sort (or find the bin edges of) several numeric
+#: columns at once, one per numba thread; smaller ones are not worth the threads.
+THREADED_MIN_ROWS = 1 << 16
 
 
 @dataclass(frozen=True)
@@ -144,15 +150,22 @@ def encode_table(table, max_bins=None):
     numeric_values = [None] * n_features
     bin_edges = [None] * n_features
     n_codes = np.zeros(n_features, dtype=np.int64)
-    exact = []
-    for j, column in enumerate(columns):
+    numeric = [j for j in range(n_features) if schema.kinds[j] != NOMINAL]
+    for j in range(n_features):
         if schema.kinds[j] == NOMINAL:
             n_codes[j] = len(schema.categories[j])
-        elif max_bins is None:
-            exact.append(j)
-        else:
-            bin_edges[j] = column_bin_edges(column, max_bins)
-            n_codes[j] = bin_edges[j].shape[0] + 1
+    n_threads = numba.get_num_threads() if table.n_rows >= THREADED_MIN_ROWS else 1
+    if max_bins is not None:
+        # (Columns on threads of their own read each column on one thread.)
+        one_at_a_time = n_threads <= 1 or len(numeric) <= 1
+        edges = _column_results(
+            lambda j: column_bin_edges(columns[j], max_bins, parallel=one_at_a_time),
+            numeric,
+            n_threads,
+        )
+        for j, column_edges in zip(numeric, edges, strict=True):
+            bin_edges[j] = column_edges
+            n_codes[j] = column_edges.shape[0] + 1
     dtype = code_dtype_for(int(n_codes.max()))
     matrix = np.empty((table.n_rows, n_features), dtype=dtype, order="F")
     for j, column in enumerate(columns):
@@ -160,12 +173,13 @@ def encode_table(table, max_bins=None):
             nominal_codes(column, schema.categories[j], matrix[:, j])
         elif bin_edges[j] is not None:
             write_bin_codes(column.values, bin_edges[j], matrix[:, j])
-    for j in exact:
-        sorted_column = sort_numeric(columns[j])
-        n_codes[j] = sorted_column.n_distinct
-        if n_codes[j] > np.iinfo(matrix.dtype).max:
-            matrix = matrix.astype(code_dtype_for(int(n_codes[j])), order="F")
-        numeric_values[j] = write_exact_codes(sorted_column, matrix[:, j])
+    if max_bins is None:
+        sorted_columns = _column_results(lambda j: sort_numeric(columns[j]), numeric, n_threads)
+        for j, sorted_column in zip(numeric, sorted_columns, strict=True):
+            n_codes[j] = sorted_column.n_distinct
+            if n_codes[j] > np.iinfo(matrix.dtype).max:
+                matrix = matrix.astype(code_dtype_for(int(n_codes[j])), order="F")
+            numeric_values[j] = write_exact_codes(sorted_column, matrix[:, j])
     return Dataset(
         codes=matrix,
         n_codes=n_codes,
@@ -174,3 +188,22 @@ def encode_table(table, max_bins=None):
         schema=schema,
         bin_edges=tuple(bin_edges),
     )
+
+
+def _column_results(work, columns, n_threads):
+    """``work(j)`` for each of ``columns``, yielded in their order; on ``n_threads``
+    threads (numba's kernels release the GIL) with at most ``n_threads`` results
+    made ahead of the one yielded, so that no more columns' work buffers (a
+    sorted column holds 16 bytes a row) live at once than threads."""
+    if n_threads <= 1 or len(columns) <= 1:
+        for j in columns:
+            yield work(j)
+        return
+    with ThreadPoolExecutor(n_threads) as pool:
+        pending = deque()
+        for j in columns:
+            if len(pending) == n_threads:
+                yield pending.popleft().result()
+            pending.append(pool.submit(work, j))
+        while pending:
+            yield pending.popleft().result()

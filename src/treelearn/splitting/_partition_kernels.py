@@ -26,6 +26,14 @@ def counting_sort_rows(codes_f, n_bins, out):
         counts[code] += 1
 
 
+@njit(cache=True, parallel=True)
+def counting_sort_columns(codes, features, n_bins, out):
+    """:func:`counting_sort_rows` of each column ``codes[:, features[s]]`` (``n_bins[s]``
+    codes) into ``out[s]``, the columns shared out among numba's threads."""
+    for s in prange(features.shape[0]):
+        counting_sort_rows(codes[:, features[s]], n_bins[s], out[s])
+
+
 @njit(cache=True, inline="always")
 def _partition_sorted_run(sorted_rows, s, start, end, child_of_row, bounds, buffer, position):
     """Split feature slot ``s``'s run ``sorted_rows[s, start:end]`` by child, stably."""
