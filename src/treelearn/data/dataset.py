@@ -135,7 +135,9 @@ def encode_table(table, max_bins=None):
     written straight into the code matrix, in the narrowest dtype that holds
     every feature's missing code; the matrix is made once the nominal and
     binned features' code counts are known, and widened (copied) in the rare
-    case an exact numeric feature needs more codes.
+    case an exact numeric feature needs more codes. With several numba threads,
+    tables of :data:`THREADED_MIN_ROWS` rows or more sort (or bin) several
+    numeric columns at once, one per thread; the result is the same.
 
     Raises
     ------
