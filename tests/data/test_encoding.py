@@ -1,5 +1,7 @@
 """Codes: order-preserving ranks, the missing code, thresholds, unseen categories."""
 
+import threading
+
 import numba
 import numpy as np
 import pandas as pd
@@ -349,11 +351,25 @@ def test_columns_encoded_on_threads_are_the_serial_encoding(max_bins, monkeypatc
     frame.loc[::9, "many"] = np.nan
     frame.loc[::11, "few"] = np.nan
 
+    column_threads = []
+    for name in ("sort_numeric", "column_bin_edges"):
+        work = getattr(dataset_module, name)
+
+        def recorded(*args, work=work, **kwargs):
+            column_threads.append(threading.get_ident())
+            return work(*args, **kwargs)
+
+        monkeypatch.setattr(dataset_module, name, recorded)
+
     def encoded(n_threads):
+        column_threads.clear()
         with numba_threads(n_threads):
             return build_dataset(frame, max_bins=max_bins)
 
-    serial, threaded = encoded(1), encoded(2)
+    serial = encoded(1)
+    assert set(column_threads) == {threading.get_ident()}
+    threaded = encoded(2)
+    assert len(column_threads) == 5 and threading.get_ident() not in column_threads
     assert threaded.codes.dtype == serial.codes.dtype
     assert threaded.codes.flags.f_contiguous
     if max_bins is None:

@@ -156,12 +156,12 @@ def encode_table(table, max_bins=None):
     for j in range(n_features):
         if schema.kinds[j] == NOMINAL:
             n_codes[j] = len(schema.categories[j])
-    n_threads = numba.get_num_threads() if table.n_rows >= THREADED_MIN_ROWS else 1
+    threaded = table.n_rows >= THREADED_MIN_ROWS and len(numeric) > 1
+    n_threads = numba.get_num_threads() if threaded else 1
     if max_bins is not None:
         # (Columns on threads of their own read each column on one thread.)
-        one_at_a_time = n_threads <= 1 or len(numeric) <= 1
         edges = _column_results(
-            lambda j: column_bin_edges(columns[j], max_bins, parallel=one_at_a_time),
+            lambda j: column_bin_edges(columns[j], max_bins, parallel=n_threads == 1),
             numeric,
             n_threads,
         )
@@ -197,7 +197,7 @@ def _column_results(work, columns, n_threads):
     threads (numba's kernels release the GIL) with at most ``n_threads`` results
     made ahead of the one yielded, so that no more columns' work buffers (a
     sorted column holds 16 bytes a row) live at once than threads."""
-    if n_threads <= 1 or len(columns) <= 1:
+    if n_threads <= 1:
         for j in columns:
             yield work(j)
         return

@@ -334,16 +334,10 @@ class Grower:
         self.sorted_rows = np.empty(
             (self.sorted_features.shape[0], n), dtype=self.sorted_buffer.dtype
         )
-        if self.n_threads > 1 and n >= PARALLEL_MIN_ROWS and self.sorted_features.size > 1:
-            partition_kernels.counting_sort_columns(
-                self.codes, self.sorted_features, self.n_codes[self.sorted_features] + 1,
-                self.sorted_rows,
-            )  # fmt: skip
-        else:
-            for slot, f in enumerate(self.sorted_features):
-                partition_kernels.counting_sort_rows(
-                    self.codes[:, f], int(self.n_codes[f]) + 1, self.sorted_rows[slot]
-                )
+        partition_kernels.counting_sort_columns(
+            self.codes, self.sorted_features, self.n_codes[self.sorted_features] + 1,
+            self.sorted_rows,
+        )  # fmt: skip
         self.total_weight = float(self.weight.sum())
         if self._fast_loop_applies():
             return self._grow_fast()

@@ -610,18 +610,29 @@ def fill_feature_histogram(
     return HIST_COMPACT, n_known
 
 
+@njit(cache=True, inline="always")
+def _histogram_rows(path, n_known, f, n_codes, node_hist_offsets):
+    """Rows ``[first, stop)`` that hold :func:`fill_feature_histogram`'s result: of
+    the node's kept histogram (``HIST_KEPT``), else of ``scratch_hist``. Numbers,
+    not a view: kernels compiled without reference counting call it too (a view
+    returned to them is never released, nor the array under it)."""
+    if path == HIST_KEPT:
+        first = node_hist_offsets[f]
+        return first, first + n_codes[f] + 1
+    if path == HIST_BUILT:
+        return 0, n_codes[f] + 1
+    return 0, n_known + 1
+
+
 @njit(cache=True)
 def _histogram_view(path, n_known, f, n_codes, node_hist, node_hist_offsets, scratch_hist,
                     scratch_codes, n_node):  # fmt: skip
     """``(hist, bin_codes, identity)`` of :func:`fill_feature_histogram`'s result."""
-    n_bins = n_codes[f] + 1
+    first, stop = _histogram_rows(path, n_known, f, n_codes, node_hist_offsets)
     bin_codes = scratch_codes[n_node : 2 * n_node + 1]
     if path == HIST_KEPT:
-        offset = node_hist_offsets[f]
-        return node_hist[offset : offset + n_bins], bin_codes, True
-    if path == HIST_BUILT:
-        return scratch_hist[:n_bins], bin_codes, True
-    return scratch_hist[: n_known + 1], bin_codes, False
+        return node_hist[first:stop], bin_codes, True
+    return scratch_hist[first:stop], bin_codes, path == HIST_BUILT
 
 
 @njit(cache=True)
@@ -1399,14 +1410,8 @@ def evaluate_numeric_feature(
             is_nominal, node_hist_offsets, hist_ratio, scratch_hist, scratch_codes, sorted_rows,
             sorted_slot,
         )  # fmt: skip
-        # (_histogram_view inlined: a view returned to a kernel without reference
-        # counting is never released, and its array with it.)
-        if path == HIST_KEPT:
-            hist = node_hist[node_hist_offsets[f] : node_hist_offsets[f] + n_bins]
-        elif path == HIST_BUILT:
-            hist = scratch_hist[:n_bins]
-        else:
-            hist = scratch_hist[: n_known + 1]
+        first, stop = _histogram_rows(path, n_known, f, n_codes, node_hist_offsets)
+        hist = node_hist[first:stop] if path == HIST_KEPT else scratch_hist[first:stop]
         n_present = scan_threshold(
             hist, scratch_codes[n_node : 2 * n_node + 1], path != HIST_COMPACT, n_known,
             node_stats, parent_cost, criterion, is_classification, min_count, min_weight, best,
