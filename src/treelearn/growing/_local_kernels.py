@@ -219,7 +219,7 @@ def _search_local(ws, search, rng, limits, criterion, is_classification, a, b, s
     whole_weights = search[14]
     n_features = all_features.shape[0]
     order = all_features
-    if rng is not None and max_features < n_features:
+    if max_features < n_features:
         order = rng.permutation(n_features)
     parent_cost = weighted_impurity(stats, criterion)
     row_class = targets[1]

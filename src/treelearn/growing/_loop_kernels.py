@@ -110,7 +110,7 @@ def _search(data, search, rng, limits, parallel_min_rows, start, end, stats, nod
     """``Grower._search``: the node's best split into ``out``/``out_mask``; True
     when it passes ``min_impurity_decrease`` and ``min_gain``. With ``max_features``
     below the number of features, they are searched in the order of ``rng.permutation``
-    (``rng`` is None when all features are searched)."""
+    (``rng`` is not drawn from otherwise)."""
     codes, rows, y_class, y_value, weight, is_classification, criterion, n_classes = data
     (
         n_codes, is_nominal, all_features, max_features, min_count, min_weight, hist_ratio,
@@ -119,7 +119,7 @@ def _search(data, search, rng, limits, parallel_min_rows, start, end, stats, nod
     ) = search  # fmt: skip
     n_features = all_features.shape[0]
     order = all_features
-    if rng is not None and max_features < n_features:
+    if max_features < n_features:
         order = rng.permutation(n_features)
     if (
         parallel_min_rows is not None
@@ -337,11 +337,11 @@ def grow_depth_first(data, search, rng, kept, limits, parallel_min_rows, thresho
         As :func:`~treelearn.splitting._kernels.find_best_split` takes them
         (``skip_missing`` False; ``sorted_scan`` with a row per numba thread,
         as :func:`~treelearn.splitting._kernels.find_best_split_parallel` takes it).
-    rng : numpy.random.Generator or None
+    rng : numpy.random.Generator
         With ``max_features`` below the number of features, each searched node's
         features are ordered by ``rng.permutation`` (drawn in node order, as the
-        Python loop draws them); None otherwise (the permutation is then left out
-        of the compilation).
+        Python loop draws them); not drawn from otherwise. Always a Generator, never
+        None: each type of an argument is another compilation of the whole loop.
     kept : (stored_features, stored_rows, stored_offsets, store_min_rows)
         The features whose histograms nodes keep, and from how many rows.
     limits : ndarray of float64
@@ -358,19 +358,20 @@ def grow_depth_first(data, search, rng, kept, limits, parallel_min_rows, thresho
     n_values : int
         Width of a node's value (classes, or 1).
     """
+    # No node deferred. np.int64: a literal 0 would compile _grow once more.
     tables, _ = _grow(
         data, search, rng, kept, limits, parallel_min_rows, thresholds, buffers, n_values,
-        _root_seed(data, kept), 0,
+        _root_seed(data, kept), np.int64(0),
     )  # fmt: skip
     node_int, node_float, n_nodes, category_pool, _ = tables
     return tree_arrays(node_int, node_float, n_nodes, category_pool)
 
 
 @njit(cache=True, nogil=True)
-def grow_top(data, search, kept, limits, parallel_min_rows, thresholds, buffers, n_values,
+def grow_top(data, search, rng, kept, limits, parallel_min_rows, thresholds, buffers, n_values,
              defer_rows):  # fmt: skip
     """The first step of growing on several threads: :func:`grow_depth_first`
-    (all features searched, no ``rng``), except that a node of fewer than
+    (all features searched, ``rng`` not drawn from), except that a node of fewer than
     ``defer_rows`` rows is left unsplit, its split kept in the frontier for
     :func:`grow_subtrees`.
 
@@ -382,20 +383,21 @@ def grow_top(data, search, kept, limits, parallel_min_rows, thresholds, buffers,
     split and subset mask, in the order the serial loop would split them.
     """
     return _grow(
-        data, search, None, kept, limits, parallel_min_rows, thresholds, buffers, n_values,
+        data, search, rng, kept, limits, parallel_min_rows, thresholds, buffers, n_values,
         _root_seed(data, kept), defer_rows,
     )  # fmt: skip
 
 
 @njit(cache=True, nogil=True)
-def grow_subtrees(data, search, kept, limits, thresholds, buffers, n_values, frontier,
+def grow_subtrees(data, search, rng, kept, limits, thresholds, buffers, n_values, frontier,
                   items):  # fmt: skip
     """Grow the subtrees of the deferred nodes ``items`` (rows of ``frontier``,
     from :func:`grow_top`) one after the other, each as the serial loop grows it,
     with scratch and partition buffers of its own (``buffers`` as
     :func:`grow_depth_first` takes them): several calls run at once on separate
     threads. They share ``child_of_row``, whose entries for the rows of separate
-    subtrees never meet, like their runs of ``rows`` and ``sorted_rows``.
+    subtrees never meet, like their runs of ``rows`` and ``sorted_rows``, and
+    ``rng``, which none draws from (every feature is searched).
 
     Returns ``(node_int, node_float, category_pool, first, n_nodes, first_cat)``:
     the subtrees' node tables one after the other, item ``i``'s from row
@@ -447,8 +449,8 @@ def grow_subtrees(data, search, kept, limits, thresholds, buffers, n_values, fro
             front_mask[item],
         )  # fmt: skip
         tables, _ = _grow(
-            data, own_search, None, kept, limits, None, thresholds, own_buffers, n_values, seed,
-            0,
+            data, own_search, rng, kept, limits, None, thresholds, own_buffers, n_values, seed,
+            np.int64(0),
         )  # fmt: skip
         node_int, node_float, count, category_pool, n_cat = tables
         first[i] = n_rows

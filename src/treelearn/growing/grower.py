@@ -105,6 +105,9 @@ PARALLEL_MIN_ROWS = 20_000
 #: a time; more, smaller ones balance the threads better.
 SUBTREES_PER_THREAD = 8
 SUBTREE_MIN_ROWS = 1_000
+#: The ``rng`` of the numba loop's fits that draw no features: a Generator like
+#: the drawn ones, so that the loop compiles once for both; never drawn from.
+_UNDRAWN_RNG = np.random.default_rng(0)
 #: A node whose impurity is at most this is pure (scikit-learn's EPSILON).
 EPSILON = np.finfo(np.float64).eps
 #: Grow with the numba loop where it applies (:meth:`Grower._fast_loop_applies`);
@@ -390,9 +393,9 @@ class Grower:
     def _grow_fast(self):
         """:meth:`grow` by :func:`~treelearn.growing._loop_kernels.grow_depth_first`."""
         spec = self.spec
-        # Not drawn from when every node searches all features: None then leaves
-        # the permutation out of the loop's compilation.
-        rng = self.rng if self.max_features < self.n_features else None
+        drawn = self.max_features < self.n_features
+        # Passed even when not drawn from: a None would compile the loop once more.
+        rng = self.rng if drawn else _UNDRAWN_RNG
         data = (
             self.codes, self.rows, self.y_class, self.y_value, self.weight,
             self.is_classification, self.criterion, self.n_classes,
@@ -421,7 +424,7 @@ class Grower:
         )
         thresholds = self._threshold_tables()
         buffers = (self.child_of_row, self.sorted_buffer, self.partition_buffer)
-        if parallel_min_rows is not None and rng is None:
+        if parallel_min_rows is not None and not drawn:
             arrays = self._grow_subtrees_on_threads(data, search, kept, limits, thresholds, buffers)
         else:
             arrays = loop_kernels.grow_depth_first(
@@ -476,8 +479,8 @@ class Grower:
         n_rows = self.rows.shape[0]
         defer_rows = max(n_rows // (SUBTREES_PER_THREAD * self.n_threads), SUBTREE_MIN_ROWS)
         tables, frontier = loop_kernels.grow_top(
-            data, search, kept, limits, PARALLEL_MIN_ROWS, thresholds, buffers, n_values,
-            defer_rows,
+            data, search, _UNDRAWN_RNG, kept, limits, PARALLEL_MIN_ROWS, thresholds, buffers,
+            n_values, defer_rows,
         )  # fmt: skip
         front_int, n_front = frontier[0], frontier[5]
         sizes = front_int[:n_front, loop_kernels.S_END] - front_int[:n_front, loop_kernels.S_START]
@@ -492,8 +495,9 @@ class Grower:
 
         def grow(items):
             return loop_kernels.grow_subtrees(
-                data, search, kept, limits, thresholds, buffers, n_values, frontier, items
-            )
+                data, search, _UNDRAWN_RNG, kept, limits, thresholds, buffers, n_values, frontier,
+                items,
+            )  # fmt: skip
 
         with ThreadPoolExecutor(self.n_threads) as pool:
             results = list(pool.map(grow, batches))
