@@ -81,6 +81,24 @@ def test_threads_do_not_change_id3_or_max_features(data_dir, monkeypatch):
     _same_tree(a, b)
 
 
+@pytest.mark.skipif(numba.config.NUMBA_NUM_THREADS < 2, reason="needs two numba threads")
+def test_fits_that_draw_no_features_never_draw_from_the_shared_generator(monkeypatch):
+    """Every numba-loop fit that searches all features gets the one module-level
+    Generator (so the loop compiles once for drawn and undrawn fits): drawing
+    from it would make trees depend on the fits before them."""
+    calls = []
+    top = grower.loop_kernels.grow_top
+    monkeypatch.setattr(grower.loop_kernels, "grow_top", lambda *a: calls.append(1) or top(*a))
+    state = grower._UNDRAWN_RNG.bit_generator.state
+    X, y = make_classification(3000, 6, random_state=0)
+    one = CARTClassifier(n_jobs=1).fit(X, y)
+    two = CARTClassifier(n_jobs=2).fit(X, y)
+    assert calls  # (the two-thread fit grew its subtrees on threads)
+    assert grower._UNDRAWN_RNG.bit_generator.state == state
+    _same_tree(one, two)
+    _same_tree(one, CARTClassifier(n_jobs=1).fit(X, y))
+
+
 def test_fit_restores_numba_thread_count():
     X, y = make_classification(300, 4, random_state=0)
     before = numba.get_num_threads()
