@@ -425,7 +425,9 @@ class Grower:
         thresholds = self._threshold_tables()
         buffers = (self.child_of_row, self.sorted_buffer, self.partition_buffer)
         if parallel_min_rows is not None and not drawn:
-            arrays = self._grow_subtrees_on_threads(data, search, kept, limits, thresholds, buffers)
+            arrays = self._grow_subtrees_on_threads(
+                data, search, rng, kept, limits, thresholds, buffers
+            )
         else:
             arrays = loop_kernels.grow_depth_first(
                 data, search, rng, kept, limits, parallel_min_rows, thresholds, buffers,
@@ -468,18 +470,19 @@ class Grower:
             for node, table in zip(nodes, tables, strict=True)
         }
 
-    def _grow_subtrees_on_threads(self, data, search, kept, limits, thresholds, buffers):
+    def _grow_subtrees_on_threads(self, data, search, rng, kept, limits, thresholds, buffers):
         """:func:`~treelearn.growing._loop_kernels.grow_depth_first` on ``n_threads``
         threads: the nodes of at least ``n / (SUBTREES_PER_THREAD * n_threads)`` rows
         are split first (large ones searching their features on all threads), then
         the subtrees below them are grown on separate threads, largest first, and
         stitched back together numbered as the serial loop numbers them: the same
-        Tree, to the bit, as one thread grows."""
+        Tree, to the bit, as one thread grows. Every feature is searched, so ``rng``
+        (shared by the threads) is never drawn from."""
         n_values = max(self.n_classes, 1)
         n_rows = self.rows.shape[0]
         defer_rows = max(n_rows // (SUBTREES_PER_THREAD * self.n_threads), SUBTREE_MIN_ROWS)
         tables, frontier = loop_kernels.grow_top(
-            data, search, _UNDRAWN_RNG, kept, limits, PARALLEL_MIN_ROWS, thresholds, buffers,
+            data, search, rng, kept, limits, PARALLEL_MIN_ROWS, thresholds, buffers,
             n_values, defer_rows,
         )  # fmt: skip
         front_int, n_front = frontier[0], frontier[5]
@@ -495,7 +498,7 @@ class Grower:
 
         def grow(items):
             return loop_kernels.grow_subtrees(
-                data, search, _UNDRAWN_RNG, kept, limits, thresholds, buffers, n_values, frontier,
+                data, search, rng, kept, limits, thresholds, buffers, n_values, frontier,
                 items,
             )  # fmt: skip
 
