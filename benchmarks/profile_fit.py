@@ -1,0 +1,194 @@
+"""Where a treelearn fit spends its time, kernel by kernel (Linux ``perf``).
+
+Python profilers (cProfile, py-spy, line_profiler) stop at the call into a numba
+kernel: a whole depth-first loop is one opaque frame. This script samples the
+fit with ``perf record`` and names the machine code numba compiled, so that the
+report says which kernel (``_local_kernels._partition_orders``,
+``stats._kernels.build_histogram``, ...) the samples fell in:
+
+1. the parent runs this script again (hidden ``--child`` option) under
+   ``perf record -F <frequency> -k CLOCK_MONOTONIC``, with ``NUMBA_CACHE_DIR`` a
+   new empty folder: numba compiles every kernel afresh, so each compiled library
+   still holds its LLVM module (one loaded from numba's cache does not, and its
+   functions cannot be named);
+2. the child generates the data (``bench_peers.make_data``: the same data sets as
+   the peer benchmark), fits on the training rows once (compiling), then again
+   between two readings of ``CLOCK_MONOTONIC``, and writes
+   ``/tmp/perf-<pid>.map`` (where ``perf`` looks for the symbols of code generated
+   at run time): the start and size of every function of every compiled library;
+3. the parent reports the samples taken between the two readings (the timed fit
+   only: not the data, not the compiling), self time per function, numba's
+   mangled names shortened to ``module.function``. Kernels that numba inlined
+   into their caller count as the caller.
+
+Shares within one run are what to read: the machine's speed moves the seconds
+from run to run, much less the split between kernels. The compiling takes
+minutes (the cache is empty by design).
+
+Run by hand; needs ``perf`` (``linux-perf`` / ``linux-tools``) allowed to
+sample this user's processes (``/proc/sys/kernel/perf_event_paranoid`` at most 2).
+"""
+
+import argparse
+import gc
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from bench_peers import TASKS, make_data, n_train_rows, parse_depth, parse_size
+
+#: numba escapes characters of a name that a symbol cannot hold as ``_XX`` (hex).
+_ESCAPED = re.compile(r"_([0-9a-f]{2})")
+
+
+def parse_args(argv=None):
+    """The command line."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--task", choices=TASKS, default="reg")
+    parser.add_argument("--size", type=parse_size, default=(250_000, 20),
+                        help="rows x features of the data set (default 250000x20)")  # fmt: skip
+    parser.add_argument("--max-depth", type=parse_depth, default=None,
+                        help="'none' (default: full depth) or a depth")  # fmt: skip
+    parser.add_argument("--max-bins", default="255",
+                        help="255 (default), another bin count, or 'none': exact mode")  # fmt: skip
+    parser.add_argument("--threads", type=int, default=1, help="n_jobs of the fit (default 1)")
+    parser.add_argument("--frequency", type=int, default=999, help="samples per second")
+    parser.add_argument("--top", type=int, default=25, help="functions listed (default 25)")
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    return parser.parse_args(argv)
+
+
+def estimator(args):
+    """The treelearn estimator the arguments describe."""
+    from treelearn import CARTClassifier, CARTRegressor
+
+    max_bins = None if args.max_bins.lower() == "none" else int(args.max_bins)
+    kind = CARTRegressor if args.task == "reg" else CARTClassifier
+    return kind(max_depth=args.max_depth, max_bins=max_bins, n_jobs=args.threads)
+
+
+def compiled_functions():
+    """``(address, name)`` of every function numba compiled in this process, by
+    address. Only libraries compiled here (not loaded from a cache) keep the LLVM
+    module that lists their functions."""
+    from numba.core.registry import CPUDispatcher
+
+    by_address = {}
+    for dispatcher in (obj for obj in gc.get_objects() if isinstance(obj, CPUDispatcher)):
+        for result in dispatcher.overloads.values():
+            library = result.library
+            module = getattr(library, "_final_module", None)
+            if module is None:
+                continue
+            for function in module.functions:
+                if function.is_declaration:
+                    continue
+                address = library.get_pointer_to_function(function.name)
+                if address:
+                    by_address.setdefault(address, function.name)
+    return sorted(by_address.items())
+
+
+def write_perf_map(functions, path):
+    """``perf``'s map of run-time code: ``start size name`` per line (hex), each
+    function reaching to the next one's start."""
+    lines = []
+    for i, (address, name) in enumerate(functions):
+        end = functions[i + 1][0] if i + 1 < len(functions) else address + 0x10000
+        lines.append(f"{address:x} {end - address:x} {name}\n")
+    Path(path).write_text("".join(lines))
+
+
+def run_child(args):
+    """Fit under ``perf`` (see the module's docstring); the timed window and the
+    fit's seconds go to the JSON file ``args.child``."""
+    X, y = make_data(args.task, *args.size)
+    n_train = n_train_rows(args.size[0])
+    # The first fit compiles every kernel the timed one runs (a smaller problem
+    # can leave some out: the large-node and threaded paths).
+    estimator(args).fit(X[:n_train], y[:n_train])
+    start = time.clock_gettime(time.CLOCK_MONOTONIC)
+    model = estimator(args).fit(X[:n_train], y[:n_train])
+    end = time.clock_gettime(time.CLOCK_MONOTONIC)
+    write_perf_map(compiled_functions(), f"/tmp/perf-{os.getpid()}.map")
+    record = {"start": start, "end": end, "pid": os.getpid(), "leaves": int(model.get_n_leaves())}
+    Path(args.child).write_text(json.dumps(record))
+
+
+def short_name(symbol):
+    """``module.function`` of a numba symbol (``_ZN9treelearn7growing14_local_kernels
+    10grow_localB4v456...`` -> ``_local_kernels.grow_local``); other symbols as given."""
+    if not symbol.startswith("_ZN"):
+        return symbol
+    names, i = [], 3
+    while i < len(symbol) and symbol[i].isdigit():
+        j = i
+        while symbol[j].isdigit():
+            j += 1
+        length = int(symbol[i:j])
+        names.append(_ESCAPED.sub(lambda m: chr(int(m.group(1), 16)), symbol[j : j + length]))
+        i = j + length
+    return ".".join(names[-2:]) if names else symbol
+
+
+def self_samples(perf_data, start, end):
+    """``{(shared object, function): samples}`` of the samples taken in ``[start, end]``."""
+    report = subprocess.run(
+        ["perf", "report", "-i", str(perf_data), "--time", f"{start:.6f},{end:.6f}",
+         "--no-children", "--sort", "dso,symbol", "--stdio", "-g", "none", "-n"],
+        capture_output=True, text=True, check=True,
+    ).stdout  # fmt: skip
+    samples = {}
+    for line in report.splitlines():
+        match = re.match(r"\s*[\d.]+%\s+(\d+)\s+(.+?)\s+\[[.k]\]\s+(\S+)", line)
+        if match:
+            dso = "numba (JIT)" if "JIT" in match.group(2) else match.group(2).strip()
+            key = (dso, short_name(match.group(3)))
+            samples[key] = samples.get(key, 0) + int(match.group(1))
+    return samples
+
+
+def main(argv=None):
+    """Profile one fit and print its kernels' shares of the samples."""
+    args = parse_args(argv)
+    if args.child:
+        run_child(args)
+        return 0
+    if shutil.which("perf") is None:
+        sys.exit("perf is not on PATH: install linux-perf (Debian) or linux-tools (Ubuntu)")
+    with tempfile.TemporaryDirectory(prefix="treelearn-profile-") as folder:
+        folder = Path(folder)
+        window = folder / "window.json"
+        child = [sys.executable, __file__, "--child", str(window)] + (argv or sys.argv[1:])
+        env = dict(os.environ, NUMBA_CACHE_DIR=str(folder / "numba-cache"))
+        perf = ["perf", "record", "-q", "-F", str(args.frequency), "-k", "CLOCK_MONOTONIC",
+                "-o", str(folder / "perf.data"), "--"]  # fmt: skip
+        print("compiling treelearn's kernels afresh, then fitting under perf (minutes) ...")
+        completed = subprocess.run(perf + child, env=env)
+        if completed.returncode != 0 or not window.exists():
+            sys.exit(f"the profiled fit failed (exit status {completed.returncode}); see above")
+        record = json.loads(window.read_text())
+        samples = self_samples(folder / "perf.data", record["start"], record["end"])
+        Path(f"/tmp/perf-{record['pid']}.map").unlink(missing_ok=True)
+    total = sum(samples.values())
+    seconds = record["end"] - record["start"]
+    n_rows, n_features = args.size
+    print(
+        f"\n{args.task} {n_rows:,} x {n_features} (train {n_train_rows(n_rows):,}), "
+        f"max_depth={args.max_depth}, max_bins={args.max_bins}, n_jobs={args.threads}: "
+        f"fit {seconds:.2f} s, {record['leaves']:,} leaves, {total:,} samples"
+    )
+    print("\n| share | samples | where | function |\n|---:|---:|---|---|")
+    for (dso, name), count in sorted(samples.items(), key=lambda item: -item[1])[: args.top]:
+        print(f"| {100 * count / total:.1f}% | {count} | {Path(dso).name} | `{name}` |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
