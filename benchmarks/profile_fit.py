@@ -43,8 +43,11 @@ from pathlib import Path
 
 from bench_peers import TASKS, make_data, n_train_rows, parse_depth, parse_size
 
-#: numba escapes characters of a name that a symbol cannot hold as ``_XX`` (hex).
-_ESCAPED = re.compile(r"_([0-9a-f]{2})")
+#: numba escapes each character of a name that a symbol cannot hold as ``_XX``
+#: (hex): ``<dynamic>`` is ``_3cdynamic_3e``. Only printable ASCII that is not a
+#: letter, digit or underscore is read back (``evaluate_numeric_feature`` keeps its
+#: ``_fe``).
+_ESCAPED = re.compile(r"_(2[0-9a-f]|3[a-f]|40|5[bcde]|60|7[b-e])")
 
 
 def parse_args(argv=None):
