@@ -50,6 +50,16 @@ from bench_peers import TASKS, make_data, n_train_rows, parse_depth, parse_size
 _ESCAPED = re.compile(r"_(2[0-9a-f]|3[a-f]|40|5[bcde]|60|7[b-e])")
 
 
+def parse_max_bins(text):
+    """``--max-bins``: a bin count, or ``none`` (exact mode) as None."""
+    if text.lower() == "none":
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a bin count or 'none': {text!r}") from None
+
+
 def parse_args(argv=None):
     """The command line."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -58,7 +68,7 @@ def parse_args(argv=None):
                         help="rows x features of the data set (default 250000x20)")  # fmt: skip
     parser.add_argument("--max-depth", type=parse_depth, default=None,
                         help="'none' (default: full depth) or a depth")  # fmt: skip
-    parser.add_argument("--max-bins", default="255",
+    parser.add_argument("--max-bins", type=parse_max_bins, default=255,
                         help="255 (default), another bin count, or 'none': exact mode")  # fmt: skip
     parser.add_argument("--threads", type=int, default=1, help="n_jobs of the fit (default 1)")
     parser.add_argument("--frequency", type=int, default=999, help="samples per second")
@@ -71,9 +81,8 @@ def estimator(args):
     """The treelearn estimator the arguments describe."""
     from treelearn import CARTClassifier, CARTRegressor
 
-    max_bins = None if args.max_bins.lower() == "none" else int(args.max_bins)
     kind = CARTRegressor if args.task == "reg" else CARTClassifier
-    return kind(max_depth=args.max_depth, max_bins=max_bins, n_jobs=args.threads)
+    return kind(max_depth=args.max_depth, max_bins=args.max_bins, n_jobs=args.threads)
 
 
 def compiled_functions():
@@ -109,8 +118,9 @@ def write_perf_map(functions, path):
 
 
 def run_child(args):
-    """Fit under ``perf`` (see the module's docstring); the timed window and the
-    fit's seconds go to the JSON file ``args.child``."""
+    """Fit under ``perf`` (see the module's docstring); the timed window, this
+    process's id (its map's name) and the tree's leaves go to the JSON file
+    ``args.child``."""
     X, y = make_data(args.task, *args.size)
     n_train = n_train_rows(args.size[0])
     # The first fit compiles every kernel the timed one runs (a smaller problem
@@ -177,9 +187,13 @@ def main(argv=None):
         if completed.returncode != 0 or not window.exists():
             sys.exit(f"the profiled fit failed (exit status {completed.returncode}); see above")
         record = json.loads(window.read_text())
-        samples = self_samples(folder / "perf.data", record["start"], record["end"])
-        Path(f"/tmp/perf-{record['pid']}.map").unlink(missing_ok=True)
+        try:
+            samples = self_samples(folder / "perf.data", record["start"], record["end"])
+        finally:
+            Path(f"/tmp/perf-{record['pid']}.map").unlink(missing_ok=True)
     total = sum(samples.values())
+    if total == 0:
+        sys.exit("perf took no sample during the fit: raise --frequency or --size")
     seconds = record["end"] - record["start"]
     n_rows, n_features = args.size
     print(
