@@ -44,10 +44,17 @@ from pathlib import Path
 from bench_peers import TASKS, make_data, n_train_rows, parse_depth, parse_size
 
 #: numba escapes each character of a name that a symbol cannot hold as ``_XX``
-#: (hex): ``<dynamic>`` is ``_3cdynamic_3e``. Only printable ASCII that is not a
-#: letter, digit or underscore is read back (``evaluate_numeric_feature`` keeps its
-#: ``_fe``).
-_ESCAPED = re.compile(r"_(2[0-9a-f]|3[a-f]|40|5[bcde]|60|7[b-e])")
+#: (hex): ``<dynamic>`` is ``_3cdynamic_3e``.
+_ESCAPED = re.compile(r"_([0-9a-f]{2})")
+
+
+def _unescaped(match):
+    """The character an ``_XX`` escape stands for, when numba would have escaped it
+    (printable ASCII, not a letter, digit or underscore); otherwise the text as it
+    is (``evaluate_numeric_feature`` keeps its ``_fe``)."""
+    char = chr(int(match.group(1), 16))
+    escapable = " " <= char <= "~" and not char.isalnum() and char != "_"
+    return char if escapable else match.group(0)
 
 
 def parse_max_bins(text):
@@ -145,7 +152,7 @@ def short_name(symbol):
         while symbol[j].isdigit():
             j += 1
         length = int(symbol[i:j])
-        names.append(_ESCAPED.sub(lambda m: chr(int(m.group(1), 16)), symbol[j : j + length]))
+        names.append(_ESCAPED.sub(_unescaped, symbol[j : j + length]))
         i = j + length
     return ".".join(names[-2:]) if names else symbol
 
