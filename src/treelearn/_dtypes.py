@@ -25,6 +25,11 @@ import numpy as np
 INDEX_DTYPE = np.intp
 #: dtype of every floating-point statistic, threshold and value.
 FLOAT_DTYPE = np.float64
+#: dtype of the integer node table the numba growing loops fill (feature, kind,
+#: children, row count, codes of each node): half the memory of int64 while a tree
+#: is grown. The loops run only where every entry fits (:data:`NODE_TABLE_MAX`).
+NODE_TABLE_INT_DTYPE = np.int32
+NODE_TABLE_MAX = np.iinfo(NODE_TABLE_INT_DTYPE).max
 
 NODE_LEAF = 0
 NODE_THRESHOLD = 1

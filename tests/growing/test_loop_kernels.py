@@ -574,6 +574,22 @@ def test_fast_loop_flag(monkeypatch):
     assert not _grower(CART)._fast_loop_applies()
 
 
+def test_trees_beyond_the_node_table_keep_the_python_loop(monkeypatch):
+    """The loop's int32 node table holds node numbers, row counts and category-map
+    offsets below n * (the widest nominal feature's codes + 1, at least 2)."""
+    grower = _grower(CART)
+    nominal_codes = grower.n_codes[grower.dataset.is_nominal]
+    widest = max(2, int(nominal_codes.max()) + 1)
+    assert widest > 2  # (the frame has a nominal feature: its codes count)
+    monkeypatch.setattr(grower_module, "NODE_TABLE_MAX", 80 * widest)
+    assert grower._fast_loop_applies()
+    monkeypatch.setattr(grower_module, "NODE_TABLE_MAX", 80 * widest - 1)
+    assert not grower._fast_loop_applies()
+    slow = grower.grow()
+    monkeypatch.setattr(grower_module, "NODE_TABLE_MAX", 80 * widest)
+    assert_same_tree(_grower(CART).grow(), slow)
+
+
 def test_float32_values_keep_the_python_loop():
     """Thresholds are computed in float64 by the kernel: other dtypes stay in Python."""
     grower = _grower(CART)

@@ -180,6 +180,20 @@ def _category_map_on_threshold_node(fields):
     fields["category_child"] = np.array([0, 0, 1, NO_CHILD])
 
 
+def _by_weight(n_samples, weight):
+    """Node 4 (children of 1 and 3 rows, weights 1.0 and 3.0) splits missing values by
+    weight, with ``n_samples`` rows and ``weight`` (its ancestors' rows add up)."""
+
+    def corrupt(fields):
+        fields["missing_child"][4] = MISSING_BY_WEIGHT
+        fields["n_samples"][4] = n_samples
+        fields["weight"][4] = weight
+        fields["n_samples"][2] = 2 + n_samples
+        fields["n_samples"][0] = 4 + 2 + n_samples
+
+    return corrupt
+
+
 CORRUPTIONS = {
     "no nodes": (
         lambda f: f.update(
@@ -219,7 +233,17 @@ CORRUPTIONS = {
     "negative n_samples": (_set("n_samples", 3, -1), "negative n_samples or weight"),
     "negative weight": (_set("weight", 5, -1.0), "negative n_samples or weight"),
     "n_samples not the sum": (_set("n_samples", 4, 5), "not the sum of its children"),
+    "by weight, more rows than its children": (_by_weight(5, 4.0), "more rows than its children"),
+    "by weight, lighter children": (_by_weight(4, 4.5), "not as heavy as its children"),
 }
+
+
+def test_validate_accepts_rows_counted_in_every_child_below_a_split_by_weight():
+    """Rows missing the feature of a split by weight are counted in every child: the
+    children may hold more rows than their node (never fewer), and weigh as much."""
+    fields = fields_of(hand_built_tree())
+    _by_weight(3, 4.0)(fields)
+    assert Tree(**fields).validate().missing_child[4] == MISSING_BY_WEIGHT
 
 
 @pytest.mark.parametrize("name", list(CORRUPTIONS))

@@ -26,9 +26,10 @@ histogram kernels), so it grows the same Tree bit for bit:
   (pairwise: :func:`~treelearn.stats._pairwise.numpy_sum`), since the weight is stored and divides.
 
 Nodes go into the two growable node tables of
-:mod:`~treelearn.growing._node_tables`; :func:`tree_arrays` turns them into
-the Tree's arrays. With every feature numeric, a popped node of at most
-:data:`~treelearn.growing._local_kernels.LOCAL_MAX_ROWS` rows has its whole
+:mod:`~treelearn.growing._node_tables`; :func:`tree_int_arrays` and
+:func:`tree_float_arrays` turn them into the Tree's arrays, one table after the
+other (each is let go once read). With every feature numeric, a popped node of
+at most :data:`~treelearn.growing._local_kernels.LOCAL_MAX_ROWS` rows has its whole
 subtree grown on local copies of its rows
 (:func:`~treelearn.growing._local_kernels.grow_local`), the same nodes in the
 same order.
@@ -45,7 +46,7 @@ numbers it, each written once. Same Tree, bit for bit, for any number of threads
 import numpy as np
 from numba import njit
 
-from treelearn._dtypes import NO_CHILD
+from treelearn._dtypes import NO_CHILD, NODE_TABLE_INT_DTYPE
 from treelearn.growing._local_kernels import (
     LOCAL_MAX_ROWS,
     grow_local,
@@ -273,11 +274,11 @@ def _push(stacks, top, node, start, end, depth, slot, out, out_mask, stats):
 
 
 @njit(cache=True)
-def tree_arrays(node_int, node_float, n_nodes, category_pool):
-    """The Tree's arrays (``feature, kind, threshold, child_ptr, children,
-    category_ptr, category_child, missing_child, value, n_samples, weight,
-    impurity``) from the node tables, children and category maps in node order,
-    then each threshold split's left and right codes (-1 elsewhere)."""
+def tree_int_arrays(node_int, n_nodes, category_pool):
+    """The Tree's integer arrays from the integer node table (``feature, kind,
+    child_ptr, children, category_ptr, category_child, missing_child, n_samples``,
+    children and category maps in node order), then each threshold split's left
+    and right codes (-1 elsewhere; int32, for the grower only)."""
     child_ptr = np.zeros(n_nodes + 1, dtype=np.int64)
     category_ptr = np.zeros(n_nodes + 1, dtype=np.int64)
     for i in range(n_nodes):
@@ -292,21 +293,43 @@ def tree_arrays(node_int, node_float, n_nodes, category_pool):
         for j in range(node_int[i, I_CAT_LEN]):
             category_child[category_ptr[i] + j] = category_pool[start + j]
     return (
-        node_int[:n_nodes, I_FEATURE].copy(),
+        node_int[:n_nodes, I_FEATURE].astype(np.int64),
         node_int[:n_nodes, I_KIND].astype(np.int8),
-        node_float[:n_nodes, F_THRESHOLD].copy(),
         child_ptr,
         children,
         category_ptr,
         category_child,
-        node_int[:n_nodes, I_MISSING_CHILD].copy(),
-        node_float[:n_nodes, F_VALUE:].copy(),
-        node_int[:n_nodes, I_N_SAMPLES].copy(),
-        node_float[:n_nodes, F_WEIGHT].copy(),
-        node_float[:n_nodes, F_IMPURITY].copy(),
+        node_int[:n_nodes, I_MISSING_CHILD].astype(np.int64),
+        node_int[:n_nodes, I_N_SAMPLES].astype(np.int64),
         node_int[:n_nodes, I_LEFT_CODE].copy(),
         node_int[:n_nodes, I_RIGHT_CODE].copy(),
     )
+
+
+@njit(cache=True)
+def tree_float_arrays(node_float, n_nodes):
+    """The Tree's ``threshold, value, weight, impurity`` from the float node table."""
+    return (
+        node_float[:n_nodes, F_THRESHOLD].copy(),
+        node_float[:n_nodes, F_VALUE:].copy(),
+        node_float[:n_nodes, F_WEIGHT].copy(),
+        node_float[:n_nodes, F_IMPURITY].copy(),
+    )
+
+
+@njit(cache=True)
+def in_tree_order(int_arrays, float_arrays):
+    """:func:`tree_int_arrays` and :func:`tree_float_arrays` as the Tree's arrays
+    in the order ``feature, kind, threshold, child_ptr, children, category_ptr,
+    category_child, missing_child, value, n_samples, weight, impurity``, then the
+    left and right codes."""
+    feature, kind, child_ptr, children, category_ptr, category_child = int_arrays[:6]
+    missing_child, n_samples, left_code, right_code = int_arrays[6:]
+    threshold, value, weight, impurity = float_arrays
+    return (
+        feature, kind, threshold, child_ptr, children, category_ptr, category_child,
+        missing_child, value, n_samples, weight, impurity, left_code, right_code,
+    )  # fmt: skip
 
 
 @njit(cache=True)
@@ -325,7 +348,8 @@ def _open_node(data, search, rng, limits, parallel_min_rows, depth, start, end, 
 @njit(cache=True, nogil=True)
 def grow_depth_first(data, search, rng, kept, limits, parallel_min_rows, thresholds, buffers,
                      n_values):  # fmt: skip
-    """Grow the tree depth-first, as ``Grower.grow`` does; returns :func:`tree_arrays`.
+    """Grow the tree depth-first, as ``Grower.grow`` does; returns the Tree's arrays
+    (:func:`in_tree_order`).
 
     Parameters (tuples, unpacked below; the arrays are the grower's own)
     ----------
@@ -364,7 +388,10 @@ def grow_depth_first(data, search, rng, kept, limits, parallel_min_rows, thresho
         _root_seed(data, kept), np.int64(0),
     )  # fmt: skip
     node_int, node_float, n_nodes, category_pool, _ = tables
-    return tree_arrays(node_int, node_float, n_nodes, category_pool)
+    int_arrays = tree_int_arrays(node_int, n_nodes, category_pool)
+    # numba frees the integer table after its last use, above: the Tree's arrays
+    # never live beside both tables (the peak memory of a fit of a million leaves).
+    return in_tree_order(int_arrays, tree_float_arrays(node_float, n_nodes))
 
 
 @njit(cache=True, nogil=True)
@@ -435,7 +462,7 @@ def grow_subtrees(data, search, rng, kept, limits, thresholds, buffers, n_values
     first = np.empty(n_items, dtype=np.int64)
     n_nodes = np.empty(n_items, dtype=np.int64)
     first_cat = np.empty(n_items, dtype=np.int64)
-    all_int = np.empty((64, N_INT), dtype=np.int64)
+    all_int = np.empty((64, N_INT), dtype=NODE_TABLE_INT_DTYPE)
     all_float = np.empty((64, F_VALUE + n_values))
     all_cat = np.empty((16, 1), dtype=np.int64)
     n_rows = np.int64(0)
@@ -635,7 +662,7 @@ def _grow(data, search, rng, kept, limits, parallel_min_rows, thresholds, buffer
     n_free = np.int64(4)
     siblings = np.empty((stored_rows[-1], n_channels))
     histograms = (stored_features, stored_rows, store_min_rows, siblings)
-    node_int = np.empty((64, N_INT), dtype=np.int64)
+    node_int = np.empty((64, N_INT), dtype=NODE_TABLE_INT_DTYPE)
     node_float = np.empty((64, F_VALUE + n_values))
     category_pool = np.empty(64, dtype=np.int64)
     n_cat = np.int64(0)

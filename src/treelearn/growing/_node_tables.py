@@ -1,8 +1,9 @@
 """The node tables of the numba growing loops, and the per-node steps they share.
 
 A tree being grown is two growable tables, one row per node, numbered as the
-nodes are created: ``node_int`` (:data:`N_INT` columns ``I_*``) and
-``node_float`` (``F_*``, then the node's value). Both loops over them (the
+nodes are created: ``node_int`` (:data:`N_INT` columns ``I_*``, of
+:data:`~treelearn._dtypes.NODE_TABLE_INT_DTYPE`) and ``node_float`` (``F_*``,
+then the node's value). Both loops over them (the
 depth-first loop of :mod:`~treelearn.growing._loop_kernels` and the small
 subtrees of :mod:`~treelearn.growing._local_kernels`) add nodes, apply the stop
 rules and record splits through the functions here, as

@@ -62,6 +62,8 @@ from treelearn._dtypes import (
     NO_CHILD,
     NODE_MULTIWAY,
     NODE_SUBSET,
+    NODE_TABLE_INT_DTYPE,
+    NODE_TABLE_MAX,
     NODE_THRESHOLD,
     n_channels,
 )
@@ -164,22 +166,38 @@ def _stitched_arrays(pool, tables, frontier, batches, results):
     items = np.concatenate(batches) if batches else no_items
     n_nodes = np.concatenate([r[4] for r in results]) if results else no_items
     number, base, n_total = loop_kernels.serial_layout(tables, frontier, items, n_nodes)
-    out_int = np.empty((n_total, node_tables.N_INT), dtype=np.int64)
+    out_int = np.empty((n_total, node_tables.N_INT), dtype=NODE_TABLE_INT_DTYPE)
     out_float = np.empty((n_total, tables[1].shape[1]))
     loop_kernels.place_top_nodes(tables, number, out_int, out_float)
     category_pools = [tables[3][: tables[4]]] + [r[2] for r in results]
     pool_start = np.cumsum([0] + [p.shape[0] for p in category_pools])
     first_item = np.cumsum([0] + [b.shape[0] for b in batches])
     front_node = frontier[0][:, loop_kernels.S_NODE]
-    placed = []
-    for k, (batch, subtrees) in enumerate(zip(batches, results, strict=True)):
-        root_number = number[front_node[batch]]
-        batch_base = base[first_item[k] : first_item[k + 1]]
-        arguments = (subtrees, root_number, batch_base, pool_start[k + 1], out_int, out_float)
-        placed.append(pool.submit(loop_kernels.place_subtrees, *arguments))
+    # (A comprehension: no loop variable keeps a batch's subtrees alive afterwards.)
+    placed = [
+        pool.submit(
+            loop_kernels.place_subtrees,
+            subtrees,
+            number[front_node[batch]],
+            base[first_item[k] : first_item[k + 1]],
+            pool_start[k + 1],
+            out_int,
+            out_float,
+        )
+        for k, (batch, subtrees) in enumerate(zip(batches, results, strict=True))
+    ]
     for future in placed:
         future.result()
-    return loop_kernels.tree_arrays(out_int, out_float, n_total, np.concatenate(category_pools))
+    # Let go of each table once it is read: never the subtrees' tables, the stitched
+    # tables and the Tree's arrays all at once (``results`` is the caller's list).
+    category_pool = np.concatenate(category_pools)
+    del category_pools, placed
+    results.clear()
+    int_arrays = loop_kernels.tree_int_arrays(out_int, n_total, category_pool)
+    del out_int
+    float_arrays = loop_kernels.tree_float_arrays(out_float, n_total)
+    del out_float
+    return loop_kernels.in_tree_order(int_arrays, float_arrays)
 
 
 def _are_whole(weight):
@@ -372,12 +390,19 @@ class Grower:
         """Whether :meth:`grow` runs the numba loop (:mod:`treelearn.growing._loop_kernels`),
         which grows the same tree: a histogram criterion, ``missing="learn"``,
         ``selection="gain"`` (split records made afterwards), depth-first, features drawn (if any)
-        from a numpy Generator, float64 values and bin edges. With several threads it
-        searches large nodes in parallel, as :meth:`_search` does."""
+        from a numpy Generator, float64 values and bin edges, and a tree whose node
+        table fits its int32 entries. With several threads it searches large nodes in
+        parallel, as :meth:`_search` does."""
         spec = self.spec
         drawn = self.max_features < self.n_features
+        # Each split of a node of m >= 2 rows adds at most `widest` nodes and
+        # category-map entries, so no node number, row count, code or map offset
+        # reaches n * widest.
+        nominal_codes = self.n_codes[self.dataset.is_nominal]
+        widest = max(2, int(nominal_codes.max()) + 1 if nominal_codes.size else 2)
         return bool(
             FAST_LOOP
+            and self.dataset.n_samples * widest <= NODE_TABLE_MAX
             and not self.robust
             and spec.missing == "learn"
             and spec.selection == "gain"

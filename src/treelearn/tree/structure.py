@@ -164,8 +164,9 @@ class Tree:
     def __post_init__(self):
         if self.surrogate_ptr is None:
             n_nodes = np.shape(self.feature)[0]
-            object.__setattr__(self, "surrogate_ptr", np.zeros(n_nodes + 1))
-            object.__setattr__(self, "surrogate_category_ptr", np.zeros(1))
+            # (Of their final dtype: a float64 array converted would be a second copy.)
+            object.__setattr__(self, "surrogate_ptr", np.zeros(n_nodes + 1, dtype=np.int64))
+            object.__setattr__(self, "surrogate_category_ptr", np.zeros(1, dtype=np.int64))
         for name in _SURROGATE_DTYPES:
             if getattr(self, name) is None:
                 object.__setattr__(self, name, ())
@@ -452,40 +453,50 @@ class Tree:
             & ~np.isposinf(self.threshold[self.kind == NODE_THRESHOLD])
         ):
             fail("a threshold is NaN or -inf")
-        parents = np.repeat(np.arange(n), n_children)
-        if np.any(self.children <= parents) or np.any(self.children >= n):
+        # (Per internal node and per child, no array of a child's parent: trees of
+        # millions of nodes are validated per fit, and that array doubled its peak memory.)
+        internal = np.flatnonzero(~leaf)
+        first_child = self.child_ptr[internal]
+        if self.children.shape[0] and (
+            np.any(np.minimum.reduceat(self.children, first_child) <= internal)
+            or self.children.max() >= n
+        ):
             fail("every child must come after its parent and be a node of the tree")
-        # (a count per node, not np.unique: trees of millions of nodes are validated per fit)
-        if self.children.shape[0] != n - 1 or np.bincount(self.children, minlength=n).max() > 1:
+        # n - 1 children, all in 1 .. n-1 (above: after a parent), none left out: each once.
+        is_child = np.zeros(n, dtype=np.bool_)
+        is_child[self.children] = True
+        if self.children.shape[0] != n - 1 or not is_child[1:].all():
             fail("every node but the root must be the child of exactly one node")
+        del is_child
         nominal = (self.kind == NODE_MULTIWAY) | (self.kind == NODE_SUBSET)
-        n_categories = np.diff(self.category_ptr)
-        if np.any(n_categories[~nominal] != 0):
+        if np.any(np.diff(self.category_ptr)[~nominal] != 0):
             fail("a node that is not nominal has a category map")
-        owner = np.repeat(np.arange(n), n_categories)
         cats = self.category_child
-        if np.any((cats != NO_CHILD) & ((cats < 0) | (cats >= n_children[owner]))):
+        n_owner_children = np.repeat(n_children, np.diff(self.category_ptr))
+        if np.any((cats != NO_CHILD) & ((cats < 0) | (cats >= n_owner_children))):
             fail("a category map points outside its node's children")
-        missing = self.missing_child[~leaf]
+        missing = self.missing_child[internal]
         if np.any(
-            (missing != MISSING_BY_WEIGHT) & ((missing < 0) | (missing >= n_children[~leaf]))
+            (missing != MISSING_BY_WEIGHT) & ((missing < 0) | (missing >= n_children[internal]))
         ):
             fail("missing_child points outside its node's children")
         if np.any(self.n_samples < 0) or np.any(self.weight < 0):
             fail("negative n_samples or weight")
-        child_total = np.zeros(n, dtype=np.int64)
-        np.add.at(child_total, parents, self.n_samples[self.children])
         # A node that splits missing values by weight sends those rows to every child.
-        by_weight = ~leaf & (self.missing_child == MISSING_BY_WEIGHT)
-        exact = ~leaf & ~by_weight
-        if np.any(child_total[exact] != self.n_samples[exact]):
-            fail("an internal node's n_samples is not the sum of its children's")
-        if np.any(child_total[by_weight] < self.n_samples[by_weight]):
-            fail("a node splitting missing values by weight has more rows than its children")
-        child_weight = np.zeros(n)
-        np.add.at(child_weight, parents, self.weight[self.children])
-        if not np.allclose(child_weight[by_weight], self.weight[by_weight], rtol=1e-9, atol=0):
-            fail("a node splitting missing values by weight is not as heavy as its children")
+        by_weight = missing == MISSING_BY_WEIGHT
+        del n_children, missing
+        if internal.shape[0]:
+            child_total = np.add.reduceat(self.n_samples[self.children], first_child)
+            node_total = self.n_samples[internal]
+            if np.any((child_total != node_total)[~by_weight]):
+                fail("an internal node's n_samples is not the sum of its children's")
+            if np.any((child_total < node_total)[by_weight]):
+                fail("a node splitting missing values by weight has more rows than its children")
+            del child_total, node_total
+        if by_weight.any():
+            child_weight = np.add.reduceat(self.weight[self.children], first_child)[by_weight]
+            if not np.allclose(child_weight, self.weight[internal[by_weight]], rtol=1e-9, atol=0):
+                fail("a node splitting missing values by weight is not as heavy as its children")
         self._validate_surrogates(fail, binary)
         return self
 
