@@ -578,15 +578,14 @@ def test_trees_beyond_the_node_table_keep_the_python_loop(monkeypatch):
     """The loop's int32 node table holds node numbers, row counts and category-map
     offsets below n * (the widest nominal feature's codes + 1, at least 2)."""
     grower = _grower(CART)
-    nominal_codes = grower.n_codes[grower.dataset.is_nominal]
-    widest = max(2, int(nominal_codes.max()) + 1)
-    assert widest > 2  # (the frame has a nominal feature: its codes count)
-    monkeypatch.setattr(grower_module, "NODE_TABLE_MAX", 80 * widest)
+    # 80 rows; the widest nominal feature, "f", has 14 categories: 15 codes with missing.
+    assert grower.n_codes[grower.dataset.is_nominal].max() == 14
+    monkeypatch.setattr(grower_module, "NODE_TABLE_MAX", 80 * 15)
     assert grower._fast_loop_applies()
-    monkeypatch.setattr(grower_module, "NODE_TABLE_MAX", 80 * widest - 1)
+    monkeypatch.setattr(grower_module, "NODE_TABLE_MAX", 80 * 15 - 1)
     assert not grower._fast_loop_applies()
     slow = grower.grow()
-    monkeypatch.setattr(grower_module, "NODE_TABLE_MAX", 80 * widest)
+    monkeypatch.setattr(grower_module, "NODE_TABLE_MAX", 80 * 15)
     assert_same_tree(_grower(CART).grow(), slow)
 
 

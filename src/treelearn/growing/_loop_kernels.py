@@ -273,12 +273,20 @@ def _push(stacks, top, node, start, end, depth, slot, out, out_mask, stats):
     return stack_int, stack_out, stack_mask, stack_stats
 
 
+#: Names of :func:`tree_int_arrays`' arrays: the Tree's, then the grower's two.
+TREE_INT_NAMES = (
+    "feature", "kind", "child_ptr", "children", "category_ptr", "category_child",
+    "missing_child", "n_samples", "left_code", "right_code",
+)  # fmt: skip
+#: Names of :func:`tree_float_arrays`' arrays.
+TREE_FLOAT_NAMES = ("threshold", "value", "weight", "impurity")
+
+
 @njit(cache=True)
 def tree_int_arrays(node_int, n_nodes, category_pool):
-    """The Tree's integer arrays from the integer node table (``feature, kind,
-    child_ptr, children, category_ptr, category_child, missing_child, n_samples``,
-    children and category maps in node order), then each threshold split's left
-    and right codes (-1 elsewhere; int32, for the grower only)."""
+    """The Tree's integer arrays from the integer node table (:data:`TREE_INT_NAMES`:
+    children and category maps in node order), then each threshold split's left and
+    right codes (-1 elsewhere; int32, for the grower only)."""
     child_ptr = np.zeros(n_nodes + 1, dtype=np.int64)
     category_ptr = np.zeros(n_nodes + 1, dtype=np.int64)
     for i in range(n_nodes):
@@ -308,28 +316,13 @@ def tree_int_arrays(node_int, n_nodes, category_pool):
 
 @njit(cache=True)
 def tree_float_arrays(node_float, n_nodes):
-    """The Tree's ``threshold, value, weight, impurity`` from the float node table."""
+    """The Tree's float arrays (:data:`TREE_FLOAT_NAMES`) from the float node table."""
     return (
         node_float[:n_nodes, F_THRESHOLD].copy(),
         node_float[:n_nodes, F_VALUE:].copy(),
         node_float[:n_nodes, F_WEIGHT].copy(),
         node_float[:n_nodes, F_IMPURITY].copy(),
     )
-
-
-@njit(cache=True)
-def in_tree_order(int_arrays, float_arrays):
-    """:func:`tree_int_arrays` and :func:`tree_float_arrays` as the Tree's arrays
-    in the order ``feature, kind, threshold, child_ptr, children, category_ptr,
-    category_child, missing_child, value, n_samples, weight, impurity``, then the
-    left and right codes."""
-    feature, kind, child_ptr, children, category_ptr, category_child = int_arrays[:6]
-    missing_child, n_samples, left_code, right_code = int_arrays[6:]
-    threshold, value, weight, impurity = float_arrays
-    return (
-        feature, kind, threshold, child_ptr, children, category_ptr, category_child,
-        missing_child, value, n_samples, weight, impurity, left_code, right_code,
-    )  # fmt: skip
 
 
 @njit(cache=True)
@@ -348,8 +341,8 @@ def _open_node(data, search, rng, limits, parallel_min_rows, depth, start, end, 
 @njit(cache=True, nogil=True)
 def grow_depth_first(data, search, rng, kept, limits, parallel_min_rows, thresholds, buffers,
                      n_values):  # fmt: skip
-    """Grow the tree depth-first, as ``Grower.grow`` does; returns the Tree's arrays
-    (:func:`in_tree_order`).
+    """Grow the tree depth-first, as ``Grower.grow`` does; returns the Tree's arrays,
+    ``(tree_int_arrays(...), tree_float_arrays(...))``.
 
     Parameters (tuples, unpacked below; the arrays are the grower's own)
     ----------
@@ -391,7 +384,7 @@ def grow_depth_first(data, search, rng, kept, limits, parallel_min_rows, thresho
     int_arrays = tree_int_arrays(node_int, n_nodes, category_pool)
     # numba frees the integer table after its last use, above: the Tree's arrays
     # never live beside both tables (the peak memory of a fit of a million leaves).
-    return in_tree_order(int_arrays, tree_float_arrays(node_float, n_nodes))
+    return int_arrays, tree_float_arrays(node_float, n_nodes)
 
 
 @njit(cache=True, nogil=True)

@@ -195,9 +195,7 @@ def _stitched_arrays(pool, tables, frontier, batches, results):
     results.clear()
     int_arrays = loop_kernels.tree_int_arrays(out_int, n_total, category_pool)
     del out_int
-    float_arrays = loop_kernels.tree_float_arrays(out_float, n_total)
-    del out_float
-    return loop_kernels.in_tree_order(int_arrays, float_arrays)
+    return int_arrays, loop_kernels.tree_float_arrays(out_float, n_total)
 
 
 def _are_whole(weight):
@@ -398,8 +396,7 @@ class Grower:
         # Each split of a node of m >= 2 rows adds at most `widest` nodes and
         # category-map entries, so no node number, row count, code or map offset
         # reaches n * widest.
-        nominal_codes = self.n_codes[self.dataset.is_nominal]
-        widest = max(2, int(nominal_codes.max()) + 1 if nominal_codes.size else 2)
+        widest = int(self.n_codes[self.dataset.is_nominal].max(initial=1)) + 1
         return bool(
             FAST_LOOP
             and self.dataset.n_samples * widest <= NODE_TABLE_MAX
@@ -458,12 +455,10 @@ class Grower:
                 data, search, rng, kept, limits, parallel_min_rows, thresholds, buffers,
                 max(self.n_classes, 1),
             )  # fmt: skip
-        names = (
-            "feature", "kind", "threshold", "child_ptr", "children", "category_ptr",
-            "category_child", "missing_child", "value", "n_samples", "weight", "impurity",
-        )  # fmt: skip
-        left_code, right_code = arrays[-2:]
-        arrays = dict(zip(names, arrays[:-2], strict=True))
+        int_arrays, float_arrays = arrays
+        arrays = dict(zip(loop_kernels.TREE_INT_NAMES, int_arrays, strict=True))
+        arrays.update(zip(loop_kernels.TREE_FLOAT_NAMES, float_arrays, strict=True))
+        left_code, right_code = arrays.pop("left_code"), arrays.pop("right_code")
         self._put_thresholds(arrays["feature"], left_code, right_code, arrays["threshold"])
         tree = Tree(**arrays, n_features=self.n_features, n_classes=self.n_classes).validate()
         if self.record_splits:

@@ -467,12 +467,13 @@ class Tree:
         is_child[self.children] = True
         if self.children.shape[0] != n - 1 or not is_child[1:].all():
             fail("every node but the root must be the child of exactly one node")
-        del is_child
         nominal = (self.kind == NODE_MULTIWAY) | (self.kind == NODE_SUBSET)
-        if np.any(np.diff(self.category_ptr)[~nominal] != 0):
+        n_categories = np.diff(self.category_ptr)
+        if np.any(n_categories[~nominal] != 0):
             fail("a node that is not nominal has a category map")
         cats = self.category_child
-        n_owner_children = np.repeat(n_children, np.diff(self.category_ptr))
+        n_owner_children = np.repeat(n_children, n_categories)
+        del n_categories
         if np.any((cats != NO_CHILD) & ((cats < 0) | (cats >= n_owner_children))):
             fail("a category map points outside its node's children")
         missing = self.missing_child[internal]
