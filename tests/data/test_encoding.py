@@ -236,6 +236,32 @@ def test_thresholds_of_many_splits_are_the_scalar_ones(values, max_bins, float32
         np.testing.assert_array_equal(many, np.array(expected, dtype=np.float64), strict=True)
 
 
+def test_exact_codes_keep_the_column_or_the_distinct_values_whichever_is_smaller():
+    """A float32 column of 1,000 distinct values (4 kB) is kept and its values (8 kB)
+    read back when asked; a float64 column of 5 distinct values (8 kB) keeps the
+    values (40 bytes). Either way the same values, as ``np.unique`` gives them."""
+    rng = np.random.default_rng(7)
+    many = rng.standard_normal(1000).astype(np.float32)
+    few = rng.integers(0, 5, 1000).astype(np.float64)
+    few[::10] = np.nan
+    frame = pd.DataFrame({"many": many, "few": few, "kind": rng.choice(["a", "b"], 1000)})
+    dataset = build_dataset(frame)
+    assert dataset.exact_columns[0].nbytes == 4000 and dataset.distinct_values[0] is None
+    assert dataset.exact_columns[1] is None
+    np.testing.assert_array_equal(dataset.distinct_values[1], [0.0, 1.0, 2.0, 3.0, 4.0])
+    assert dataset.exact_columns[2] is None and dataset.distinct_values[2] is None
+    expected = np.unique(many).astype(np.float64)
+    read = dataset.code_values(0)
+    np.testing.assert_array_equal(read, expected, strict=True)
+    assert dataset.code_values(0) is not read  # read again: not kept
+    assert dataset.code_values(1) is dataset.distinct_values[1]
+    assert dataset.code_values(2) is None
+    kept = dataset.numeric_values  # all of them, read once and kept
+    assert dataset.numeric_values is kept and dataset.code_values(0) is kept[0]
+    np.testing.assert_array_equal(kept[0], expected, strict=True)
+    assert kept[1] is dataset.distinct_values[1] and kept[2] is None
+
+
 # ---------------------------------------------------------------------------
 # Nominal columns read from their codes (pandas category, pandas strings)
 # ---------------------------------------------------------------------------
@@ -388,13 +414,14 @@ def test_columns_encoded_on_threads_are_the_serial_encoding(max_bins, monkeypatc
 @pytest.mark.parametrize("float32", [False, True])
 def test_exact_codes_are_numpys_unique_on_awkward_values(float32):
     """The radix sort against np.unique: huge, tiny, subnormal, infinite, -0.0, ties."""
-    from treelearn.data.encoding import encode_numeric_exact
+    from treelearn.data.encoding import encode_numeric_exact, read_code_values
     from treelearn.data.schema import RawColumn
 
     rng = np.random.default_rng(int(float32))
-    specials = np.array(
-        [0.0, -0.0, np.inf, -np.inf, 5e-324, -5e-324, 1.7e308, -1.7e308, 1.0, -1.0, np.nan]
-    )
+    tiny, huge = (1e-45, 3.4e38) if float32 else (5e-324, 1.7e308)  # subnormal, near max
+    specials = np.array([0.0, -0.0, np.inf, -np.inf, tiny, -tiny, huge, -huge, 1.0, -1.0, np.nan])
+    if float32:
+        specials = specials.astype(np.float32).astype(np.float64)
     for trial in range(60):
         n = int(rng.integers(1, 5000))
         x = rng.standard_normal(n) * 10.0 ** rng.integers(-30, 30)
@@ -411,3 +438,9 @@ def test_exact_codes_are_numpys_unique_on_awkward_values(float32):
         np.testing.assert_array_equal(codes[known], inverse)
         np.testing.assert_array_equal(codes[~known], distinct.shape[0])
         assert codes.dtype == (np.uint8 if distinct.shape[0] <= 255 else np.uint16)
+        # Read back from the column (a strided view, in float32 where the values are
+        # float32's) and its codes: the same values, bit for bit (-0.0 is 0.0 there too).
+        column = x.astype(np.float32) if float32 else x
+        strided = np.repeat(column[:, None], 3, axis=1)[:, 1]
+        back = read_code_values(strided, codes, distinct.shape[0])
+        np.testing.assert_array_equal(back.view(np.uint64), values.view(np.uint64))

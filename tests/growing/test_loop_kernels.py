@@ -16,6 +16,8 @@ from hypothesis import strategies as st
 from sklearn.datasets import make_classification, make_regression
 
 from treelearn import CARTClassifier, CARTRegressor
+from treelearn._dtypes import NODE_THRESHOLD
+from treelearn.data import dataset as dataset_module
 from treelearn.data.dataset import build_dataset
 from treelearn.estimators.base import _numba_threads as numba_threads
 from treelearn.growing import CART, ID3, Grower
@@ -589,15 +591,31 @@ def test_trees_beyond_the_node_table_keep_the_python_loop(monkeypatch):
     assert_same_tree(_grower(CART).grow(), slow)
 
 
-def test_float32_values_keep_the_python_loop():
-    """Thresholds are computed in float64 by the kernel: other dtypes stay in Python."""
-    grower = _grower(CART)
-    values = list(grower.dataset.numeric_values)
-    values[0] = values[0].astype(np.float32)
-    grower.dataset = grower.dataset.__class__(
-        **{**grower.dataset.__dict__, "numeric_values": tuple(values)}
-    )
-    assert not grower._fast_loop_applies()
+def test_the_fast_loop_reads_exact_values_once_a_feature_for_its_thresholds(monkeypatch):
+    """The numba loop needs no feature's distinct values: they are read back from the
+    columns after it (one read per split feature) and never all kept; the thresholds are
+    the Python loop's, which keeps them all."""
+    X, y = make_regression(3000, 6, random_state=0)
+    spec = CART.replace(criterion="squared_error")
+    reads = []
+    read = dataset_module.read_code_values
+
+    def counted(values, codes, n_distinct):
+        reads.append(n_distinct)
+        return read(values, codes, n_distinct)
+
+    monkeypatch.setattr(dataset_module, "read_code_values", counted)
+    dataset = build_dataset(X)
+    assert all(column is not None for column in dataset.exact_columns)  # 3000 distinct
+    fast = Grower(dataset, y, np.ones(3000), 0, spec, np.random.default_rng(0), 1).grow()
+    used = np.unique(fast.feature[fast.kind == NODE_THRESHOLD])
+    assert sorted(reads) == [3000] * used.shape[0]
+    assert "numeric_values" not in dataset.__dict__
+    monkeypatch.setattr(grower_module, "FAST_LOOP", False)
+    dataset = build_dataset(X)
+    slow = Grower(dataset, y, np.ones(3000), 0, spec, np.random.default_rng(0), 1).grow()
+    assert "numeric_values" in dataset.__dict__
+    assert_same_tree(fast, slow)
 
 
 @pytest.mark.parametrize("make", [CARTClassifier, CARTRegressor])

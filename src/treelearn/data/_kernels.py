@@ -26,7 +26,8 @@ Sorting
     order-preserving unsigned keys, carrying each row's index, several times
     faster than ``np.sort``/``np.argsort``; :func:`key_runs` and
     :func:`write_key_ranks` then read the distinct values, their counts and
-    each row's rank in one pass.
+    each row's rank in one pass; :func:`write_code_values` reads the distinct
+    values back from the column and its codes.
 
 Threads
     The ``*_parallel`` kernels split the rows into chunks of :data:`CHUNK` over
@@ -271,6 +272,18 @@ def write_key_ranks(sorted_keys, sorted_index, distinct_bits, out):
             rank += 1
             distinct_bits[rank] = key ^ sign if key & sign else ~key
         out[sorted_index[i]] = rank
+
+
+@njit(cache=True)
+def write_code_values(values, codes, out):
+    """``out[c]``: the value of the rows of exact code ``c`` (as the float64 it converts
+    to, -0.0 as 0.0, as :func:`write_key_ranks` gives it), for ``c < out.shape[0]``;
+    rows of the missing code are skipped. Every code below ``out.shape[0]`` must occur."""
+    n_distinct = out.shape[0]
+    for i in range(values.shape[0]):
+        code = np.int64(codes[i])
+        if code < n_distinct:
+            out[code] = np.float64(values[i]) + 0.0  # -0.0 + 0.0 is 0.0
 
 
 @njit(cache=True, nogil=True)

@@ -3,6 +3,7 @@
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import cached_property
 
 import numba
 import numpy as np
@@ -12,6 +13,7 @@ from treelearn.data.binning import column_bin_edges, write_bin_codes
 from treelearn.data.encoding import (
     nominal_codes,
     numeric_threshold,
+    read_code_values,
     sort_numeric,
     write_exact_codes,
 )
@@ -41,9 +43,19 @@ class Dataset:
     n_codes : ndarray of int64, shape (n_features,)
         Number of known codes per feature; the missing code is ``n_codes[f]``.
     is_nominal : ndarray of bool, shape (n_features,)
-    numeric_values : tuple
-        Per feature, the sorted distinct training values (numeric, exact
-        codes) or None.
+    distinct_values : tuple
+        Per feature with exact numeric codes, its sorted distinct training values
+        when kept (the value of code ``c`` is ``distinct_values[f][c]``), else None.
+    exact_columns : tuple
+        Per feature with exact numeric codes whose distinct values are not kept,
+        the column its codes were made from
+        (:attr:`~treelearn.data.schema.RawColumn.values`: a view of the input where
+        the input holds numbers), else None. :meth:`code_values` reads the values
+        back from it when wanted, in one pass over the rows. A column is kept
+        instead of its values when it takes no more bytes (it takes none where it
+        is a view): with many distinct values, the values would take 8 bytes a row
+        while the tree grows, and most trees need them only for the thresholds of
+        their splits, once grown.
     bin_edges : tuple
         Per feature, the bin edges (numeric, histogram mode: see
         :mod:`treelearn.data.binning`) or None.
@@ -53,7 +65,8 @@ class Dataset:
     codes: np.ndarray
     n_codes: np.ndarray
     is_nominal: np.ndarray
-    numeric_values: tuple
+    distinct_values: tuple
+    exact_columns: tuple
     schema: FeatureSchema
     bin_edges: tuple = ()
 
@@ -65,12 +78,33 @@ class Dataset:
     def n_features(self):
         return self.codes.shape[1]
 
+    @cached_property
+    def numeric_values(self):
+        """Per feature, the sorted distinct training values (exact numeric codes:
+        ``numeric_values[f][c]`` is the value of code ``c``) or None; read on first
+        use and kept (for growers that look thresholds up node by node)."""
+        return tuple(self.code_values(f) for f in range(self.n_features))
+
+    def code_values(self, feature):
+        """The sorted distinct training values of one exact numeric feature (None for
+        any other): kept ones (:attr:`distinct_values`, or :attr:`numeric_values` once
+        read), else read from the column and its codes (one pass over the rows) and
+        not kept."""
+        kept = self.__dict__.get("numeric_values", self.distinct_values)
+        if kept[feature] is not None:
+            return kept[feature]
+        column = self.exact_columns[feature]
+        if column is None:
+            return None
+        return read_code_values(column, self.codes[:, feature], int(self.n_codes[feature]))
+
     def threshold(self, feature, left_code, right_code):
         """The ``x <= threshold`` value of a split between two codes of a numeric feature.
 
         Exact codes: between the two neighbouring training values
         (:func:`~treelearn.data.encoding.numeric_threshold`); bins: the upper
-        edge of the left bin.
+        edge of the left bin. Reads :attr:`numeric_values` (all features' values,
+        kept): for growers that ask node by node; :meth:`thresholds` for many at once.
         """
         if self.bin_edges and self.bin_edges[feature] is not None:
             return float(self.bin_edges[feature][left_code])
@@ -95,12 +129,13 @@ class Dataset:
 
     def thresholds(self, feature, left_codes, right_codes, at_data=False):
         """:meth:`threshold` (``at_data``: :meth:`data_threshold`) of many splits of
-        one numeric feature at once, from arrays of codes; the same numbers."""
+        one numeric feature at once, from arrays of codes; the same numbers. Reads
+        the feature's values by :meth:`code_values` (once for all the splits)."""
         left_codes = np.asarray(left_codes, dtype=np.int64)
         right_codes = np.asarray(right_codes, dtype=np.int64)
         if self.bin_edges and self.bin_edges[feature] is not None:
             return np.asarray(self.bin_edges[feature][left_codes], dtype=np.float64)
-        values = self.numeric_values[feature]
+        values = self.code_values(feature)
         low = values[left_codes]
         high = values[right_codes]
         cut = low / 2.0 + high / 2.0
@@ -149,7 +184,8 @@ def encode_table(table, max_bins=None):
     columns = table.columns
     schema = infer_schema(columns, table.from_frame)
     n_features = len(columns)
-    numeric_values = [None] * n_features
+    distinct_values = [None] * n_features
+    exact_columns = [None] * n_features
     bin_edges = [None] * n_features
     n_codes = np.zeros(n_features, dtype=np.int64)
     numeric = [j for j in range(n_features) if schema.kinds[j] != NOMINAL]
@@ -181,12 +217,17 @@ def encode_table(table, max_bins=None):
             n_codes[j] = sorted_column.n_distinct
             if n_codes[j] > np.iinfo(matrix.dtype).max:
                 matrix = matrix.astype(code_dtype_for(int(n_codes[j])), order="F")
-            numeric_values[j] = write_exact_codes(sorted_column, matrix[:, j])
+            values = write_exact_codes(sorted_column, matrix[:, j])
+            if columns[j].values.nbytes <= values.nbytes:
+                exact_columns[j] = columns[j].values
+            else:
+                distinct_values[j] = values
     return Dataset(
         codes=matrix,
         n_codes=n_codes,
         is_nominal=schema.is_nominal,
-        numeric_values=tuple(numeric_values),
+        distinct_values=tuple(distinct_values),
+        exact_columns=tuple(exact_columns),
         schema=schema,
         bin_edges=tuple(bin_edges),
     )

@@ -6,7 +6,9 @@ Exact numeric codes
     codes ``k`` and ``k+1`` maps back to a threshold between the two
     neighbouring values (:func:`numeric_threshold`). The column is sorted once
     by a radix sort of its bits (:mod:`treelearn.data._kernels`), and the ranks
-    are written straight into the code matrix's column.
+    are written straight into the code matrix's column. The sorted distinct
+    values need not be kept beside the codes: :func:`read_code_values` reads them
+    back from the column and its codes in one pass.
 
 Nominal codes
     A category's code is its index in the column's ordered category list. A
@@ -67,6 +69,26 @@ def write_exact_codes(sorted_column, out):
     _kernels.write_key_ranks(keys, rows, distinct, out)
     out[missing] = n_distinct
     return distinct.view(FLOAT_DTYPE)
+
+
+def read_code_values(values, codes, n_distinct):
+    """The sorted distinct known values of an exact-coded numeric column, read back from
+    the column's values and its codes: ``out[c]`` is the value of the rows of code
+    ``c``; the same array :func:`write_exact_codes` returned (float64, -0.0 read as 0.0).
+
+    Parameters
+    ----------
+    values : ndarray
+        The column's numbers as encoded (:attr:`~treelearn.data.schema.RawColumn.values`),
+        in their own dtype and layout.
+    codes : ndarray of unsigned int
+        Its exact codes; ``n_distinct`` for a missing row.
+    n_distinct : int
+        Number of known codes.
+    """
+    out = np.empty(n_distinct, dtype=FLOAT_DTYPE)
+    _kernels.write_code_values(_kernels.as_kernel_floats(values), codes, out)
+    return out
 
 
 def encode_numeric_exact(column):

@@ -388,9 +388,8 @@ class Grower:
         """Whether :meth:`grow` runs the numba loop (:mod:`treelearn.growing._loop_kernels`),
         which grows the same tree: a histogram criterion, ``missing="learn"``,
         ``selection="gain"`` (split records made afterwards), depth-first, features drawn (if any)
-        from a numpy Generator, float64 values and bin edges, and a tree whose node
-        table fits its int32 entries. With several threads it searches large nodes in
-        parallel, as :meth:`_search` does."""
+        from a numpy Generator, and a tree whose node table fits its int32 entries. With
+        several threads it searches large nodes in parallel, as :meth:`_search` does."""
         spec = self.spec
         drawn = self.max_features < self.n_features
         # Each split of a node of m >= 2 rows adds at most `widest` nodes and
@@ -406,10 +405,6 @@ class Grower:
             and spec.max_leaf_nodes is None
             and not self.gain_ratio
             and (not drawn or isinstance(self.rng, np.random.Generator))
-            and all(
-                v is None or v.dtype == np.float64
-                for v in (*self.dataset.numeric_values, *self.dataset.bin_edges)
-            )
         )
 
     def _grow_fast(self):
@@ -538,7 +533,7 @@ class Grower:
             part = np.empty(0)
             if edges is not None:
                 kind[f], part = node_tables.THRESHOLD_EDGES, edges
-            elif dataset.numeric_values[f] is not None:
+            elif not dataset.is_nominal[f]:  # exact codes
                 kind[f] = node_tables.THRESHOLD_VALUES
             parts.append(np.asarray(part, dtype=np.float64))
         ptr = np.concatenate([[0], np.cumsum([p.shape[0] for p in parts])]).astype(np.int64)
@@ -750,7 +745,6 @@ class Grower:
             and not spec.value_groups
             and spec.max_leaf_nodes is None
             and not any(e is not None for e in self.dataset.bin_edges)
-            and all(v is None or v.dtype == np.float64 for v in self.dataset.numeric_values)
         )
 
     def _grow_c45(self):
