@@ -10,6 +10,7 @@ and the numbers of arrays allocated and freed must match.
 """
 
 import gc
+import platform
 
 import numba
 import numpy as np
@@ -115,3 +116,11 @@ def test_a_fit_on_two_threads_frees_what_its_kernels_allocated(task, max_bins, m
         estimator(max_bins=max_bins, n_jobs=2).fit(X, y).predict(X)
 
     assert _arrays_kept(fit_and_predict) == 0
+
+
+@pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="malloc_trim is glibc's")
+def test_the_threaded_stitching_finds_glibcs_malloc_trim():
+    """Where the C library is glibc, the memory the subtrees' tables freed on the
+    pool's threads is handed back (``malloc_trim``) before the stitched tables fill."""
+    assert grower._MALLOC_TRIM is not None
+    assert grower._return_freed_memory() is None

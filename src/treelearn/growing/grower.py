@@ -52,6 +52,8 @@ Split records
     the Python loop's records to the bit.
 """
 
+import ctypes
+import sys
 from concurrent.futures import ThreadPoolExecutor
 
 import numba
@@ -157,15 +159,22 @@ class _Node:
         return self.end - self.start
 
 
-def _stitched_arrays(pool, tables, frontier, batches, results):
+def _stitched_arrays(pool, n_threads, tables, frontier, batches, results):
     """The Tree's arrays of :func:`~treelearn.growing._loop_kernels.grow_top`'s
     ``tables`` with the subtrees grown for each batch of deferred nodes
     (``results``) put in: every node written once, where the serial loop numbers
-    it, each batch's nodes on a thread of ``pool`` (their places never meet)."""
+    it, ``n_threads`` batches at a time on the threads of ``pool`` (their places
+    never meet).
+
+    Each wave's subtrees are let go of once placed (``results`` is the caller's
+    list: emptied here), so the subtrees' tables and the stitched ones, whose pages
+    are touched only as nodes are written, are never all held at once; nor are
+    the stitched tables and the Tree's arrays."""
     no_items = np.zeros(0, dtype=np.int64)
     items = np.concatenate(batches) if batches else no_items
     n_nodes = np.concatenate([r[4] for r in results]) if results else no_items
     number, base, n_total = loop_kernels.serial_layout(tables, frontier, items, n_nodes)
+    _return_freed_memory()  # (what growing the subtrees freed)
     out_int = np.empty((n_total, node_tables.N_INT), dtype=NODE_TABLE_INT_DTYPE)
     out_float = np.empty((n_total, tables[1].shape[1]))
     loop_kernels.place_top_nodes(tables, number, out_int, out_float)
@@ -173,29 +182,53 @@ def _stitched_arrays(pool, tables, frontier, batches, results):
     pool_start = np.cumsum([0] + [p.shape[0] for p in category_pools])
     first_item = np.cumsum([0] + [b.shape[0] for b in batches])
     front_node = frontier[0][:, loop_kernels.S_NODE]
-    # (A comprehension: no loop variable keeps a batch's subtrees alive afterwards.)
-    placed = [
-        pool.submit(
-            loop_kernels.place_subtrees,
-            subtrees,
-            number[front_node[batch]],
-            base[first_item[k] : first_item[k + 1]],
-            pool_start[k + 1],
-            out_int,
-            out_float,
-        )
-        for k, (batch, subtrees) in enumerate(zip(batches, results, strict=True))
-    ]
-    for future in placed:
-        future.result()
-    # Let go of each table once it is read: never the subtrees' tables, the stitched
-    # tables and the Tree's arrays all at once (``results`` is the caller's list).
+    for first in range(0, len(batches), n_threads):
+        wave = range(first, min(first + n_threads, len(batches)))
+        placed = [
+            pool.submit(
+                loop_kernels.place_subtrees,
+                results[k],
+                number[front_node[batches[k]]],
+                base[first_item[k] : first_item[k + 1]],
+                pool_start[k + 1],
+                out_int,
+                out_float,
+            )
+            for k in wave
+        ]
+        for future in placed:
+            future.result()
+        for k in wave:
+            results[k] = None
+        _return_freed_memory()
     category_pool = np.concatenate(category_pools)
-    del category_pools, placed
+    del category_pools
     results.clear()
     int_arrays = loop_kernels.tree_int_arrays(out_int, n_total, category_pool)
     del out_int
     return int_arrays, loop_kernels.tree_float_arrays(out_float, n_total)
+
+
+def _return_freed_memory():
+    """Hand the memory freed so far back to the system where the C library keeps it
+    (glibc's ``malloc_trim``): the subtrees' tables were allocated on the pool's
+    threads, in per-thread heaps whose freed pages glibc keeps for reuse, so the
+    stitched tables would otherwise come on top of them. Elsewhere, nothing."""
+    if _MALLOC_TRIM is not None:
+        _MALLOC_TRIM(0)
+
+
+def _malloc_trim():
+    """glibc's ``malloc_trim``, or None where the C library has none."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        return ctypes.CDLL("libc.so.6").malloc_trim
+    except (OSError, AttributeError):
+        return None
+
+
+_MALLOC_TRIM = _malloc_trim()
 
 
 def _are_whole(weight):
@@ -519,7 +552,7 @@ class Grower:
 
         with ThreadPoolExecutor(self.n_threads) as pool:
             results = list(pool.map(grow, batches))
-            return _stitched_arrays(pool, tables, frontier, batches, results)
+            return _stitched_arrays(pool, self.n_threads, tables, frontier, batches, results)
 
     def _threshold_tables(self):
         """Per feature what the numba loop needs of :meth:`Dataset.threshold`: kind
