@@ -53,6 +53,7 @@ Split records
 """
 
 import ctypes
+import functools
 import sys
 from concurrent.futures import ThreadPoolExecutor
 
@@ -214,21 +215,24 @@ def _return_freed_memory():
     (glibc's ``malloc_trim``): the subtrees' tables were allocated on the pool's
     threads, in per-thread heaps whose freed pages glibc keeps for reuse, so the
     stitched tables would otherwise come on top of them. Elsewhere, nothing."""
-    if _MALLOC_TRIM is not None:
-        _MALLOC_TRIM(0)
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)
 
 
+@functools.cache
 def _malloc_trim():
-    """glibc's ``malloc_trim``, or None where the C library has none."""
+    """glibc's ``malloc_trim``, or None where the C library has none (looked up once,
+    on first use)."""
     if not sys.platform.startswith("linux"):
         return None
     try:
-        return ctypes.CDLL("libc.so.6").malloc_trim
+        trim = ctypes.CDLL("libc.so.6").malloc_trim
     except (OSError, AttributeError):
         return None
-
-
-_MALLOC_TRIM = _malloc_trim()
+    trim.argtypes = [ctypes.c_size_t]
+    trim.restype = ctypes.c_int
+    return trim
 
 
 def _are_whole(weight):
