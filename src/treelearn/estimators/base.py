@@ -232,8 +232,9 @@ class BaseTree(BaseEstimator):
         with _numba_threads(getattr(self, "n_jobs", 1)) as n_threads:
             # (Encoding runs inside: its binning kernels use n_jobs's threads too.)
             dataset = encode_table(table, getattr(self, "max_bins", None))
-            # The raw columns are not needed while growing: let go of what the table
-            # holds beyond views of X (object columns of nominal values, copies).
+            # Let go of what the table holds beyond what the dataset keeps (object
+            # columns of nominal values; copies, but for an exact numeric column the
+            # dataset keeps in place of its distinct values: see Dataset.exact_columns).
             del table
             self._check_dataset(dataset)
             spec = self._growth_spec(dataset.n_samples, float(weight.sum()), dataset.n_features)
