@@ -309,6 +309,14 @@ def test_subtrees_on_threads_grow_the_serial_tree(setting, task, max_bins, nomin
     monkeypatch.setattr(
         loop_kernels, "grow_subtrees", lambda *a: items.append(len(a[-1])) or kernel(*a)
     )
+    # The stitching: freed memory handed back once the subtrees are grown, then after
+    # each wave of two batches placed (their tables let go of).
+    events = []
+    place = loop_kernels.place_subtrees
+    monkeypatch.setattr(
+        loop_kernels, "place_subtrees", lambda *a: events.append("place") or place(*a)
+    )
+    monkeypatch.setattr(grower_module, "_return_freed_memory", lambda: events.append("trim"))
     with numba_threads(2):
         threaded = Grower(dataset, y, w, n_classes, spec, np.random.default_rng(0), 2).grow()
     assert_same_tree(threaded, single)
@@ -318,6 +326,10 @@ def test_subtrees_on_threads_grow_the_serial_tree(setting, task, max_bins, nomin
         assert items == []
     else:
         assert sum(items) > len(items) > 1  # (batches of several subtrees)
+    expected = ["trim"]
+    for first in range(0, len(items), 2):
+        expected += ["place"] * min(2, len(items) - first) + ["trim"]
+    assert events == expected
 
 
 PATHS = {
