@@ -1,0 +1,103 @@
+"""Cold and warm start of the CLI's main job, beside what its imports cost alone.
+
+Runs ``python -m treelearn fit --dataset watermelon2`` in fresh processes:
+
+- cold: numba's cache in a new empty folder (``NUMBA_CACHE_DIR``), so every kernel
+  the job needs is compiled, as on a first run after installing;
+- warm: the same folder again, now filled, ``--repeat`` times;
+
+and, as many times each, the interpreter alone and the imports that a start cannot
+avoid (``sklearn.base``, ``numba``, ``pandas``) and ``import treelearn``, so that the
+report says how much of a warm start is treelearn's own. Wall-clock seconds of
+each process, start to exit. Run by hand; never in CI.
+"""
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+CLI_JOB = ["-m", "treelearn", "fit", "--dataset", "watermelon2"]
+IMPORTS = {
+    "python -c pass": ["-c", "pass"],
+    "import numba": ["-c", "import numba"],
+    "import pandas": ["-c", "import pandas"],
+    "import sklearn.base": ["-c", "import sklearn.base"],
+    "import treelearn": ["-c", "import treelearn"],
+}
+
+
+def timed_run(arguments, env):
+    """Seconds ``python <arguments>`` took; raises if it failed."""
+    start = time.perf_counter()
+    subprocess.run(
+        [sys.executable, *arguments], env=env, check=True, stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )  # fmt: skip
+    return time.perf_counter() - start
+
+
+def measure(repeat):
+    """``[(what, [seconds, ...])]``: the cold start, the warm starts, then the imports."""
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="treelearn-numba-cache-") as cache:
+        env = dict(os.environ, NUMBA_CACHE_DIR=cache)
+        rows.append(("`treelearn fit --dataset watermelon2`, cold", [timed_run(CLI_JOB, env)]))
+        warm = [timed_run(CLI_JOB, env) for _ in range(repeat)]
+        rows.append(("`treelearn fit --dataset watermelon2`, warm", warm))
+        for name, arguments in IMPORTS.items():
+            rows.append((f"`{name}`", [timed_run(arguments, env) for _ in range(repeat)]))
+    return rows
+
+
+def load_average():
+    """The 1, 5 and 15 minute load averages as text."""
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def report(rows, repeat, started, load_before):
+    """The rows as a markdown table, with the command, when it ran and the load."""
+    lines = [
+        f"Command: `python benchmarks/bench_cli_start.py --repeat {repeat}`  ",
+        f"Date: {time.strftime('%Y-%m-%d %H:%M UTC', started)}  ",
+        f"Python {sys.version.split()[0]}; load average (1, 5, 15 min) before {load_before}, "
+        f"after {load_average()}",
+        "",
+        "| process | runs | min s | median s |",
+        "|---|---|---|---|",
+    ]
+    for name, seconds in rows:
+        lines.append(
+            f"| {name} | {len(seconds)} | {min(seconds):.2f} | {statistics.median(seconds):.2f} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def write_atomically(path, text):
+    """``text`` into ``path`` through a temporary file in the same folder."""
+    path = Path(path)
+    with tempfile.NamedTemporaryFile("w", dir=path.parent, delete=False, suffix=".tmp") as out:
+        out.write(text)
+    os.replace(out.name, path)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=5, help="warm runs and runs per import")
+    parser.add_argument("--out", help="also write the markdown table to this file")
+    args = parser.parse_args(argv)
+    if args.repeat < 1:
+        parser.error("--repeat must be at least 1")
+    started, load_before = time.gmtime(), load_average()
+    text = report(measure(args.repeat), args.repeat, started, load_before)
+    print(text, end="")
+    if args.out:
+        write_atomically(args.out, text)
+
+
+if __name__ == "__main__":
+    main()
