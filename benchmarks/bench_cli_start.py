@@ -32,13 +32,18 @@ IMPORTS = {
 
 
 def timed_run(arguments, env):
-    """Seconds ``python <arguments>`` took; raises if it failed."""
+    """Seconds ``python <arguments>`` took; exits with its error output if it failed."""
     start = time.perf_counter()
-    subprocess.run(
-        [sys.executable, *arguments], env=env, check=True, stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
+    done = subprocess.run(
+        [sys.executable, *arguments], env=env, stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
-    return time.perf_counter() - start
+    seconds = time.perf_counter() - start
+    if done.returncode != 0:
+        raise SystemExit(
+            f"`python {' '.join(arguments)}` failed (exit status {done.returncode}):\n{done.stderr}"
+        )
+    return seconds
 
 
 def measure(repeat):
