@@ -19,7 +19,10 @@ import subprocess
 import sys
 import tempfile
 import time
-from pathlib import Path
+
+from bench_peers import load_average, machine_facts
+
+from treelearn.cli.output import write_atomic
 
 CLI_JOB = ["-m", "treelearn", "fit", "--dataset", "watermelon2"]
 IMPORTS = {
@@ -59,18 +62,15 @@ def measure(repeat):
     return rows
 
 
-def load_average():
-    """The 1, 5 and 15 minute load averages as text."""
-    return " ".join(f"{x:.2f}" for x in os.getloadavg())
-
-
-def report(rows, repeat, started, load_before):
-    """The rows as a markdown table, with the command, when it ran and the load."""
+def report(rows, machine):
+    """The rows as a markdown table, after the command, date, machine and load
+    (:func:`bench_peers.machine_facts`, its ``load_after`` added)."""
     lines = [
-        f"Command: `python benchmarks/bench_cli_start.py --repeat {repeat}`  ",
-        f"Date: {time.strftime('%Y-%m-%d %H:%M UTC', started)}  ",
-        f"Python {sys.version.split()[0]}; load average (1, 5, 15 min) before {load_before}, "
-        f"after {load_average()}",
+        f"Command: `{machine['command']}`  ",
+        f"Date: {machine['date']}  ",
+        f"Machine: {machine['cpu']}, {machine['cores']} cores, {machine['memory']}; Python "
+        f"{sys.version.split()[0]}; load average (1, 5, 15 min) before {machine['load_before']}, "
+        f"after {machine['load_after']}",
         "",
         "| process | runs | min s | median s |",
         "|---|---|---|---|",
@@ -82,26 +82,21 @@ def report(rows, repeat, started, load_before):
     return "\n".join(lines) + "\n"
 
 
-def write_atomically(path, text):
-    """``text`` into ``path`` through a temporary file in the same folder."""
-    path = Path(path)
-    with tempfile.NamedTemporaryFile("w", dir=path.parent, delete=False, suffix=".tmp") as out:
-        out.write(text)
-    os.replace(out.name, path)
-
-
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5, help="warm runs and runs per import")
     parser.add_argument("--out", help="also write the markdown table to this file")
+    argv = sys.argv[1:] if argv is None else argv
     args = parser.parse_args(argv)
     if args.repeat < 1:
         parser.error("--repeat must be at least 1")
-    started, load_before = time.gmtime(), load_average()
-    text = report(measure(args.repeat), args.repeat, started, load_before)
+    machine = machine_facts(argv)
+    rows = measure(args.repeat)
+    machine["load_after"] = load_average()
+    text = report(rows, machine)
     print(text, end="")
     if args.out:
-        write_atomically(args.out, text)
+        write_atomic(args.out, text)
 
 
 if __name__ == "__main__":
