@@ -9,6 +9,7 @@ from treelearn._dtypes import code_dtype_for, n_channels
 from treelearn.stats._kernels import (
     build_histogram,
     build_node_histograms,
+    gather_targets,
     node_statistics,
     subtract_histograms,
 )
@@ -104,24 +105,23 @@ def test_node_histograms_are_stacked_per_feature(d):
     sizes = d["n_codes"][features] + 1
     offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
     channels = n_channels(0 if d["n_classes"] else 1, d["n_classes"])
+    is_classification = d["n_classes"] > 0
+    args = (d["y_class"], d["y_value"], d["weight"], is_classification, features, offsets)
     stacked = np.full((offsets[-1], channels), np.nan)
-    build_node_histograms(
-        d["codes"],
-        d["rows"],
-        d["start"],
-        d["end"],
-        d["y_class"],
-        d["y_value"],
-        d["weight"],
-        d["n_classes"] > 0,
-        features,
-        offsets,
-        stacked,
-    )
+    in_place = np.empty((2, 0))
+    build_node_histograms(d["codes"], d["rows"], d["start"], d["end"], *args, stacked, in_place)
     for j, f in enumerate(features):
         np.testing.assert_allclose(
             stacked[offsets[j] : offsets[j + 1]], _naive(d, f, d["node"]), rtol=1e-12, atol=1e-9
         )
+    # From the node's targets gathered first: the same sums to the bit.
+    gathered = np.full((2, d["end"] - d["start"]), np.nan)
+    gather_targets(d["rows"], d["start"], d["end"], *args[:4], gathered)
+    from_gathered = np.full_like(stacked, np.nan)
+    build_node_histograms(
+        d["codes"], d["rows"], d["start"], d["end"], *args, from_gathered, gathered
+    )
+    np.testing.assert_array_equal(from_gathered, stacked)
 
 
 @SETTINGS

@@ -40,13 +40,12 @@ from treelearn.splitting._kernels import (
     OUT_GAIN,
     OUT_LEFT_CODE,
     OUT_MISSING_LEFT,
-    add_gathered_row,
-    gather_small_node,
     keep_split_if_better,
     merge_sort_rows_by_code,
     scan_sorted_rows,
     sort_rows_by_code,
 )
+from treelearn.stats._kernels import add_gathered_row, gather_targets
 
 #: Nodes of at most this many rows have their subtree grown in local mode.
 LOCAL_MAX_ROWS = 512
@@ -94,7 +93,7 @@ def _load(codes, rows, start, end, y_class, y_value, weight, is_classification, 
         :9
     ]
     m = end - start
-    gather_small_node(rows, start, end, y_class, y_value, weight, is_classification, targets)
+    gather_targets(rows, start, end, y_class, y_value, weight, is_classification, targets)
     for i in range(m):
         node_rows[i] = i
     if sorted_rows.shape[0]:

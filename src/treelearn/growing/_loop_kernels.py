@@ -95,6 +95,7 @@ from treelearn.splitting._partition_kernels import (
 from treelearn.stats._kernels import (
     build_node_histograms,
     build_node_histograms_parallel,
+    gather_targets,
     node_statistics,
     subtract_histograms,
 )
@@ -178,25 +179,38 @@ def _partition(codes_f, rows, start, end, out, mask, missing_code, multiway, buf
 
 
 @njit(cache=True)
-def _build_kept(data, features, offsets, start, end, parallel_min_rows, hist):
+def _build_kept(data, features, offsets, start, end, parallel_min_rows, partition_buffer, hist):
     """The kept histograms of the rows ``rows[start:end]`` into ``hist``; on
-    several threads from ``parallel_min_rows`` rows on (None: never)."""
+    several threads from ``parallel_min_rows`` rows on (None: never).
+
+    A node of at most half the training rows (every node but the root) has its
+    targets gathered first (:func:`~treelearn.stats._kernels.gather_targets`),
+    into the memory of ``partition_buffer`` (an int64 per row, idle until the
+    next partition): the histograms read them in sequence at no extra memory.
+    """
     codes, rows, y_class, y_value, weight, is_classification = data[:6]
-    if parallel_min_rows is not None and end - start >= parallel_min_rows:
+    n_node = end - start
+    scratch = partition_buffer.view(np.float64)
+    if 2 * n_node <= min(rows.shape[0], scratch.shape[0]):
+        gathered = scratch[: 2 * n_node].reshape((2, n_node))
+        gather_targets(rows, start, end, y_class, y_value, weight, is_classification, gathered)
+    else:
+        gathered = scratch[:0].reshape((2, 0))  # (read in place)
+    if parallel_min_rows is not None and n_node >= parallel_min_rows:
         build_node_histograms_parallel(
             codes, rows, start, end, y_class, y_value, weight, is_classification, features,
-            offsets, hist,
+            offsets, hist, gathered,
         )  # fmt: skip
     else:
         build_node_histograms(
             codes, rows, start, end, y_class, y_value, weight, is_classification, features,
-            offsets, hist,
+            offsets, hist, gathered,
         )  # fmt: skip
 
 
 @njit(cache=True)
 def _child_histograms(data, stored, pool, free, n_free, parent_slot, bounds, n_children, slots,
-                      parallel_min_rows):  # fmt: skip
+                      parallel_min_rows, partition_buffer):  # fmt: skip
     """``Grower._child_histograms``: kept histograms of the children as pool slots
     in ``slots`` (-1: none); frees the parent's. Returns (pool, free, n_free).
     Children of at least ``parallel_min_rows`` rows are built on several threads."""
@@ -214,7 +228,7 @@ def _child_histograms(data, stored, pool, free, n_free, parent_slot, bounds, n_c
                 continue  # (a child too small to keep is built only for the subtraction)
             pool, free, n_free, slots[k] = _take_slot(pool, free, n_free)
             _build_kept(data, stored_features, stored_rows, bounds[k], bounds[k + 1],
-                        parallel_min_rows, pool[slots[k]])  # fmt: skip
+                        parallel_min_rows, partition_buffer, pool[slots[k]])  # fmt: skip
             if parent_slot >= 0:
                 siblings += pool[slots[k]]
         pool, free, n_free, slots[largest] = _take_slot(pool, free, n_free)
@@ -224,7 +238,8 @@ def _child_histograms(data, stored, pool, free, n_free, parent_slot, bounds, n_c
             )
         else:
             _build_kept(data, stored_features, stored_rows, bounds[largest],
-                        bounds[largest + 1], parallel_min_rows, pool[slots[largest]])  # fmt: skip
+                        bounds[largest + 1], parallel_min_rows, partition_buffer,
+                        pool[slots[largest]])  # fmt: skip
         for k in range(n_children):
             if slots[k] >= 0 and bounds[k + 1] - bounds[k] < store_min_rows:
                 free[n_free] = slots[k]
@@ -684,6 +699,8 @@ def _grow(data, search, rng, kept, limits, parallel_min_rows, thresholds, buffer
     bounds = np.empty(max_children + 1, dtype=np.int64)
     coc = np.empty(width, dtype=np.int64)
     no_sorted_rows = sorted_rows[:0]
+    # (child_of_row is read only to split presorted rows, here and in local mode.)
+    no_child_of_row = child_of_row[:0]
     # Local mode (small subtrees on local copies) needs every feature numeric.
     local_rows = np.int64(0)
     if not search[12] and not is_nominal.any():
@@ -707,7 +724,7 @@ def _grow(data, search, rng, kept, limits, parallel_min_rows, thresholds, buffer
     elif stored_features.shape[0] and seed_end - seed_start >= store_min_rows:
         pool, free, n_free, slots[0] = _take_slot(pool, free, n_free)
         _build_kept(data, stored_features, stored_rows, bounds[0], bounds[1],
-                    parallel_min_rows, pool[slots[0]])  # fmt: skip
+                    parallel_min_rows, partition_buffer, pool[slots[0]])  # fmt: skip
     if not np.isnan(seed_split[OUT_GAIN]):
         node_int, node_float, _, _ = add_node(
             node_int, node_float, n_nodes, seed_stats, seed_end - seed_start, node,
@@ -808,8 +825,8 @@ def _grow(data, search, rng, kept, limits, parallel_min_rows, thresholds, buffer
         parallel = parallel_min_rows is not None and end - start >= parallel_min_rows
         n_missing = summarise_children(
             rows, bounds[: n_children + 1], codes_f, missing_code, y_class, y_value, weight,
-            is_classification, child_of_row, no_sorted_rows if parallel else sorted_rows,
-            sorted_buffer, child_stats[:n_children],
+            is_classification, child_of_row if sorted_rows.shape[0] else no_child_of_row,
+            no_sorted_rows if parallel else sorted_rows, sorted_buffer, child_stats[:n_children],
         )  # fmt: skip
         if parallel_min_rows is not None and parallel and sorted_rows.shape[0]:
             partition_sorted_rows_parallel(
@@ -817,6 +834,6 @@ def _grow(data, search, rng, kept, limits, parallel_min_rows, thresholds, buffer
             )
         pool, free, n_free = _child_histograms(
             data, histograms, pool, free, n_free, parent_slot, bounds, n_children, slots,
-            parallel_min_rows,
+            parallel_min_rows, partition_buffer,
         )  # fmt: skip
     return (node_int, node_float, n_nodes, category_pool, n_cat), frontier

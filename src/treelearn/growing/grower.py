@@ -110,6 +110,9 @@ PARALLEL_MIN_ROWS = 20_000
 #: a time; more, smaller ones balance the threads better.
 SUBTREES_PER_THREAD = 8
 SUBTREE_MIN_ROWS = 1_000
+#: ``gathered`` of :func:`~treelearn.stats._kernels.build_node_histograms` for
+#: the Python loop: none, the targets are read at each row.
+_READ_IN_PLACE = np.empty((2, 0))
 #: The ``rng`` of the numba loop's fits that draw no features: a Generator like
 #: the drawn ones, so that the loop compiles once for both; never drawn from.
 _UNDRAWN_RNG = np.random.default_rng(0)
@@ -1096,6 +1099,7 @@ class Grower:
             self.stored_features,
             self.stored_rows,
             hist,
+            _READ_IN_PLACE,
         )
         return hist
 

@@ -26,7 +26,7 @@ import numpy as np
 from numba import get_thread_id, njit, prange
 
 from treelearn.criteria._kernels import GINI, SQUARED_ERROR, stats_weight, weighted_impurity
-from treelearn.stats._kernels import add_row, build_histogram
+from treelearn.stats._kernels import add_gathered_row, add_row, build_histogram, gather_targets
 
 #: Slots of the ``out`` array of :func:`find_best_split`.
 OUT_GAIN = 0
@@ -772,30 +772,6 @@ def evaluate_feature(
     )
 
 
-@njit(cache=True, _nrt=False)
-def gather_small_node(rows, start, end, y_class, y_value, weight, is_classification, local):
-    """The small node's targets and weights, read once: ``local[0]`` the weights,
-    ``local[1]`` the class index or ``y``, per node row."""
-    for i in range(end - start):
-        r = rows[start + i]
-        local[0, i] = weight[r]
-        local[1, i] = y_class[r] if is_classification else y_value[r]
-
-
-@njit(cache=True, inline="always")
-def add_gathered_row(out, j, row_weight, row_class, row_value, is_classification):
-    """:func:`~treelearn.stats._kernels.add_row` of row ``j`` of the targets given."""
-    out[0] += 1.0
-    w = row_weight[j]
-    if is_classification:
-        out[1 + int(row_class[j])] += w
-    else:
-        v = row_value[j]
-        out[1] += w
-        out[2] += w * v
-        out[3] += w * v * v
-
-
 @njit(cache=True)
 def _sort_small_node(f, codes, rows, start, end, by_row_id, keys, order):
     """Node rows ``0..m-1`` ordered by feature ``f``'s code into ``order`` (their
@@ -1306,7 +1282,7 @@ def find_best_split(
     work = np.empty((5, node_stats.shape[0]))
     local = np.empty((2, n_node if small else 0))
     if small:
-        gather_small_node(rows, start, end, y_class, y_value, weight, is_classification, local)
+        gather_targets(rows, start, end, y_class, y_value, weight, is_classification, local)
     scan = _thread_scan(sorted_scan, 0)
     out[OUT_GAIN] = -np.inf
     out[OUT_FEATURE] = -1.0
@@ -1362,7 +1338,7 @@ def evaluate_numeric_feature(
     buffers: the scan reads them in place.
 
     A small node (``small``: its targets gathered in ``local`` by
-    :func:`gather_small_node`) without a kept histogram is scanned straight from
+    :func:`gather_targets`) without a kept histogram is scanned straight from
     its rows in code order (:func:`scan_sorted_rows`); otherwise the statistics
     come from :func:`fill_feature_histogram` and :func:`scan_threshold` scans them.
     ``work``: 5 scratch rows of channels; ``best``: 4 slots; ``whole_weights`` as
@@ -1389,7 +1365,7 @@ def evaluate_numeric_feature(
         if gathered.shape[1] >= n_node:
             keys = gathered_keys[:n_node]
             _gather_codes(codes, f, ordered, keys)
-            gather_small_node(ordered, 0, n_node, y_class, y_value, weight, is_classification,
+            gather_targets(ordered, 0, n_node, y_class, y_value, weight, is_classification,
                               gathered)  # fmt: skip
             n_present = scan_sorted_rows(
                 keys, identity, n_node, n_codes[f], gathered[0], gathered[1], gathered[1],

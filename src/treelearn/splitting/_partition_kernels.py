@@ -100,14 +100,19 @@ def summarise_children(
 
     ``bounds`` are the children's run boundaries in ``rows``. Writes
     ``stats_out[k]`` for child ``k`` and ``child_of_row[r]`` for the node's
-    rows; returns how many of them miss the split feature (code ``missing_code``).
+    rows (not when ``child_of_row`` is empty: nothing reads it where no
+    feature keeps presorted rows, and deep in the tree each of these stores is
+    a cache miss); returns how many of them miss the split feature (code
+    ``missing_code``).
     """
     n_missing = 0
+    mark_rows = child_of_row.shape[0] > 0
     for k in range(bounds.shape[0] - 1):
         stats_out[k, :] = 0.0
         for i in range(bounds[k], bounds[k + 1]):
             r = rows[i]
-            child_of_row[r] = k
+            if mark_rows:
+                child_of_row[r] = k
             add_row(stats_out[k], r, y_class, y_value, weight, is_classification)
             if codes_f[r] == missing_code:
                 n_missing += 1
