@@ -183,8 +183,9 @@ def _build_kept(data, features, offsets, start, end, parallel_min_rows, partitio
     """The kept histograms of the rows ``rows[start:end]`` into ``hist``; on
     several threads from ``parallel_min_rows`` rows on (None: never).
 
-    A node of at most half the training rows (every node but the root) has its
-    targets gathered first (:func:`~treelearn.stats._kernels.gather_targets`),
+    A node of at most half the training rows (every node built but the root, as
+    long as ``partition_buffer`` holds twice its rows) has its weights and
+    targets gathered first (:func:`~treelearn.stats._kernels.gather_targets`)
     into the memory of ``partition_buffer`` (an int64 per row, idle until the
     next partition): the histograms read them in sequence at no extra memory.
     """
