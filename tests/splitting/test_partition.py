@@ -5,6 +5,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from treelearn.splitting import _partition_kernels as K
+from treelearn.stats._kernels import node_statistics
 
 SETTINGS = settings(max_examples=100, deadline=None)
 
@@ -140,3 +141,45 @@ def test_partition_sorted_rows_keeps_code_order_in_each_child(data, n_children, 
         for k in range(n_children):
             run = sorted_rows[s, bounds[k] : bounds[k + 1]]
             np.testing.assert_array_equal(run, ordered[child_of_row[ordered] == k])
+
+
+@SETTINGS
+@given(data=node_rows(), n_children=st.integers(2, 3), regression=st.booleans())
+def test_summarise_children_sums_each_run_and_marks_rows_only_when_asked(
+    data, n_children, regression
+):
+    codes, n_codes, rows, start, end, rng = data
+    n = codes.shape[0]
+    cuts = np.sort(rng.integers(start, end + 1, n_children - 1))
+    bounds = np.concatenate([[start], cuts, [end]]).astype(np.int64)
+    y_class = rng.integers(0, 3, n).astype(np.int32)
+    y_value = rng.normal(size=n)
+    weight = rng.uniform(0.0, 2.0, n)
+    channels = 4  # (n, w, sum y, sum y^2), or (n, 3 class weights)
+    args = (y_class, y_value, weight, not regression)
+    no_sorted_rows = np.empty((0, n), dtype=np.int32)
+    buffer = np.empty(n, dtype=np.int32)
+    child_of_row = np.full(n, -1, dtype=np.int64)
+    stats = np.full((n_children, channels), np.nan)
+    n_missing = K.summarise_children(
+        rows, bounds, codes, n_codes, *args, child_of_row, no_sorted_rows, buffer, stats
+    )
+    node = rows[start:end]
+    assert n_missing == np.count_nonzero(codes[node] == n_codes)
+    for k in range(n_children):
+        expected = np.empty(channels)
+        node_statistics(rows, bounds[k], bounds[k + 1], *args, expected)
+        np.testing.assert_array_equal(stats[k], expected)  # the same sums, in the same order
+        np.testing.assert_array_equal(child_of_row[rows[bounds[k] : bounds[k + 1]]], k)
+    outside = np.setdiff1d(np.arange(n), node)
+    np.testing.assert_array_equal(child_of_row[outside], -1)
+    # Without child_of_row (no presorted rows to split): the same statistics and count.
+    # (An empty view of an array of -1: a store through it would land in that array.)
+    unmarked = np.full(n, -1, dtype=np.int64)
+    again = np.full_like(stats, np.nan)
+    missing_again = K.summarise_children(
+        rows, bounds, codes, n_codes, *args, unmarked[:0], no_sorted_rows, buffer, again
+    )
+    assert missing_again == n_missing
+    np.testing.assert_array_equal(again, stats)
+    np.testing.assert_array_equal(unmarked, -1)

@@ -122,6 +122,14 @@ def test_node_histograms_are_stacked_per_feature(d):
         d["codes"], d["rows"], d["start"], d["end"], *args, from_gathered, gathered
     )
     np.testing.assert_array_equal(from_gathered, stacked)
+    # And the gathered values are what is read: weights doubled there double every
+    # weighted channel (exactly: a power of two), the row counts stay.
+    gathered[0] *= 2.0
+    build_node_histograms(
+        d["codes"], d["rows"], d["start"], d["end"], *args, from_gathered, gathered
+    )
+    np.testing.assert_array_equal(from_gathered[:, 0], stacked[:, 0])
+    np.testing.assert_array_equal(from_gathered[:, 1:], 2.0 * stacked[:, 1:])
 
 
 @SETTINGS
