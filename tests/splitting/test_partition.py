@@ -48,6 +48,23 @@ def test_partition_threshold(data, missing_left):
 
 
 @SETTINGS
+@given(data=node_rows(), missing_left=st.booleans(), n_pieces=st.integers(1, 7))
+def test_partition_threshold_parallel_is_the_serial_partition(data, missing_left, n_pieces):
+    codes, n_codes, rows, start, end, rng = data
+    left_code = int(rng.integers(-1, n_codes + 1))
+    serial = rows.copy()
+    middle = K.partition_threshold(
+        codes, serial, start, end, left_code, n_codes, missing_left, np.empty_like(rows)
+    )
+    # (More pieces than rows leaves some empty; every piece count gives one order.)
+    buffer = np.full(rows.shape[0], -7, dtype=np.intp)
+    assert middle == K.partition_threshold_parallel(
+        codes, rows, start, end, left_code, n_codes, missing_left, buffer, n_pieces
+    )
+    np.testing.assert_array_equal(rows, serial)
+
+
+@SETTINGS
 @given(data=node_rows(), n_children=st.integers(1, 5))
 def test_partition_by_child(data, n_children):
     codes, n_codes, rows, start, end, rng = data
@@ -182,4 +199,34 @@ def test_summarise_children_sums_each_run_and_marks_rows_only_when_asked(
     )
     assert missing_again == n_missing
     np.testing.assert_array_equal(again, stats)
+    np.testing.assert_array_equal(unmarked, -1)
+
+
+@SETTINGS
+@given(data=node_rows(), n_children=st.integers(2, 4), regression=st.booleans())
+def test_summarise_children_parallel_is_the_serial_summary(data, n_children, regression):
+    codes, n_codes, rows, start, end, rng = data
+    n = codes.shape[0]
+    cuts = np.sort(rng.integers(start, end + 1, n_children - 1))
+    bounds = np.concatenate([[start], cuts, [end]]).astype(np.int64)
+    args = (
+        rng.integers(0, 3, n).astype(np.int32), rng.normal(size=n), rng.uniform(0.0, 2.0, n),
+        not regression,
+    )  # fmt: skip
+    no_sorted_rows = np.empty((0, n), dtype=np.int32)
+    serial_marks = np.full(n, -1, dtype=np.int64)
+    serial = np.full((n_children, 4), np.nan)
+    n_missing = K.summarise_children(
+        rows, bounds, codes, n_codes, *args, serial_marks, no_sorted_rows,
+        np.empty(n, dtype=np.int32), serial,
+    )  # fmt: skip
+    marks = np.full(n, -1, dtype=np.int64)
+    stats = np.full_like(serial, np.nan)
+    assert n_missing == K.summarise_children_parallel(
+        rows, bounds, codes, n_codes, *args, marks, stats
+    )
+    np.testing.assert_array_equal(stats, serial)  # to the bit: each child summed in order
+    np.testing.assert_array_equal(marks, serial_marks)
+    unmarked = np.full(n, -1, dtype=np.int64)
+    K.summarise_children_parallel(rows, bounds, codes, n_codes, *args, unmarked[:0], stats)
     np.testing.assert_array_equal(unmarked, -1)

@@ -90,7 +90,9 @@ from treelearn.splitting._partition_kernels import (
     partition_by_child,
     partition_sorted_rows_parallel,
     partition_threshold,
+    partition_threshold_parallel,
     summarise_children,
+    summarise_children_parallel,
 )
 from treelearn.stats._kernels import (
     build_node_histograms,
@@ -104,6 +106,10 @@ from treelearn.stats._kernels import (
 #: split (the ``OUT_*`` slots) is in ``stack_out`` and their mask in ``stack_mask``.
 S_NODE, S_START, S_END, S_DEPTH, S_SLOT = 0, 1, 2, 3, 4
 N_STACK = 5
+
+#: Rows per piece of a partition on threads (:func:`partition_threshold_parallel`):
+#: numba shares the pieces out among its threads, whatever their number.
+PARTITION_PIECE_ROWS = 1 << 14
 
 
 @njit(cache=True)
@@ -147,16 +153,25 @@ def _search(data, search, rng, limits, parallel_min_rows, start, end, stats, nod
 
 
 @njit(cache=True)
-def _partition(codes_f, rows, start, end, out, mask, missing_code, multiway, buffer, coc, bounds):
+def _partition(codes_f, rows, start, end, out, mask, missing_code, multiway, buffer, coc, bounds,
+               parallel_min_rows):  # fmt: skip
     """``Grower._partition``: reorder the node's rows child by child; writes the
     children's bounds and, for a nominal split, the child of each code to
-    ``coc``. Returns the number of children."""
+    ``coc``. Returns the number of children. A threshold split of at least
+    ``parallel_min_rows`` rows (None: never) is partitioned on numba's threads
+    (the same order)."""
     if out[OUT_IS_SUBSET] == 0.0:
         bounds[0] = start
-        bounds[1] = partition_threshold(
-            codes_f, rows, start, end, int(out[OUT_LEFT_CODE]), missing_code,
-            out[OUT_MISSING_LEFT] != 0.0, buffer,
-        )  # fmt: skip
+        if parallel_min_rows is not None and end - start >= parallel_min_rows:
+            bounds[1] = partition_threshold_parallel(
+                codes_f, rows, start, end, int(out[OUT_LEFT_CODE]), missing_code,
+                out[OUT_MISSING_LEFT] != 0.0, buffer, -(-(end - start) // PARTITION_PIECE_ROWS),
+            )  # fmt: skip
+        else:
+            bounds[1] = partition_threshold(
+                codes_f, rows, start, end, int(out[OUT_LEFT_CODE]), missing_code,
+                out[OUT_MISSING_LEFT] != 0.0, buffer,
+            )  # fmt: skip
         bounds[2] = end
         return 2
     if multiway:
@@ -381,7 +396,8 @@ def grow_depth_first(data, search, rng, kept, limits, parallel_min_rows, thresho
         The stop rules, slots ``L_*``.
     parallel_min_rows : int or None
         Nodes of at least this many rows use several threads (to search their
-        features, build kept histograms and partition presorted rows). None: no
+        features, build kept histograms, partition their rows and presorted rows,
+        and sum their children's statistics). None: no
         node does, and the threaded kernels are left out of this compilation (numba
         prunes the branches), which keeps the single-threaded loop quick to compile.
     thresholds : (threshold_kind, threshold_ptr, threshold_values)
@@ -699,7 +715,6 @@ def _grow(data, search, rng, kept, limits, parallel_min_rows, thresholds, buffer
     slots = np.empty(max_children, dtype=np.int64)
     bounds = np.empty(max_children + 1, dtype=np.int64)
     coc = np.empty(width, dtype=np.int64)
-    no_sorted_rows = sorted_rows[:0]
     # (child_of_row is read only to split presorted rows, here and in local mode.)
     no_child_of_row = child_of_row[:0]
     # Local mode (small subtrees on local copies) needs every feature numeric.
@@ -820,19 +835,25 @@ def _grow(data, search, rng, kept, limits, parallel_min_rows, thresholds, buffer
         missing_code = n_codes[f]
         n_children = _partition(
             codes_f, rows, start, end, split, mask, missing_code, multiway, partition_buffer,
-            coc, bounds,
+            coc, bounds, parallel_min_rows,
         )  # fmt: skip
-        # Large nodes partition each feature's presorted rows on several threads.
-        parallel = parallel_min_rows is not None and end - start >= parallel_min_rows
-        n_missing = summarise_children(
-            rows, bounds[: n_children + 1], codes_f, missing_code, y_class, y_value, weight,
-            is_classification, child_of_row if sorted_rows.shape[0] else no_child_of_row,
-            no_sorted_rows if parallel else sorted_rows, sorted_buffer, child_stats[:n_children],
-        )  # fmt: skip
-        if parallel_min_rows is not None and parallel and sorted_rows.shape[0]:
-            partition_sorted_rows_parallel(
-                sorted_rows, start, end, child_of_row, bounds[: n_children + 1]
-            )
+        marks = child_of_row if sorted_rows.shape[0] else no_child_of_row
+        if parallel_min_rows is not None and end - start >= parallel_min_rows:
+            # Large nodes partition (their rows, each feature's presorted rows) and
+            # sum their children on several threads.
+            n_missing = summarise_children_parallel(
+                rows, bounds[: n_children + 1], codes_f, missing_code, y_class, y_value, weight,
+                is_classification, marks, child_stats[:n_children],
+            )  # fmt: skip
+            if sorted_rows.shape[0]:
+                partition_sorted_rows_parallel(
+                    sorted_rows, start, end, child_of_row, bounds[: n_children + 1]
+                )
+        else:
+            n_missing = summarise_children(
+                rows, bounds[: n_children + 1], codes_f, missing_code, y_class, y_value, weight,
+                is_classification, marks, sorted_rows, sorted_buffer, child_stats[:n_children],
+            )  # fmt: skip
         pool, free, n_free = _child_histograms(
             data, histograms, pool, free, n_free, parent_slot, bounds, n_children, slots,
             parallel_min_rows, partition_buffer,

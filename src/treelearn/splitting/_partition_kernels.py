@@ -80,6 +80,25 @@ def partition_sorted_rows_parallel(sorted_rows, start, end, child_of_row, bounds
         _partition_sorted_run(sorted_rows, s, start, end, child_of_row, bounds, buffer, position)
 
 
+@njit(cache=True, inline="always")
+def _summarise_child(k, rows, bounds, codes_f, missing_code, y_class, y_value, weight,
+                     is_classification, child_of_row, stats_out):  # fmt: skip
+    """Child ``k``'s part of :func:`summarise_children`: its statistics row, its
+    rows marked (when ``child_of_row`` is not empty); returns how many of its
+    rows miss the split feature."""
+    n_missing = 0
+    mark_rows = child_of_row.shape[0] > 0
+    stats_out[k, :] = 0.0
+    for i in range(bounds[k], bounds[k + 1]):
+        r = rows[i]
+        if mark_rows:
+            child_of_row[r] = k
+        add_row(stats_out[k], r, y_class, y_value, weight, is_classification)
+        if codes_f[r] == missing_code:
+            n_missing += 1
+    return n_missing
+
+
 @njit(cache=True)
 def summarise_children(
     rows,
@@ -106,21 +125,34 @@ def summarise_children(
     ``missing_code``).
     """
     n_missing = 0
-    mark_rows = child_of_row.shape[0] > 0
     for k in range(bounds.shape[0] - 1):
-        stats_out[k, :] = 0.0
-        for i in range(bounds[k], bounds[k + 1]):
-            r = rows[i]
-            if mark_rows:
-                child_of_row[r] = k
-            add_row(stats_out[k], r, y_class, y_value, weight, is_classification)
-            if codes_f[r] == missing_code:
-                n_missing += 1
+        n_missing += _summarise_child(
+            k, rows, bounds, codes_f, missing_code, y_class, y_value, weight, is_classification,
+            child_of_row, stats_out,
+        )  # fmt: skip
     if sorted_rows.shape[0] > 0:
         partition_sorted_rows(
             sorted_rows, bounds[0], bounds[-1], child_of_row, bounds, sorted_buffer
         )
     return n_missing
+
+
+@njit(cache=True, parallel=True)
+def summarise_children_parallel(
+    rows, bounds, codes_f, missing_code, y_class, y_value, weight, is_classification,
+    child_of_row, stats_out,
+):  # fmt: skip
+    """:func:`summarise_children` without the presorted runs, the children on
+    numba's threads: each child's rows are summed in order by one thread, so
+    the statistics are the same to the bit whatever the thread count."""
+    n_children = bounds.shape[0] - 1
+    n_missing = np.zeros(n_children, dtype=np.int64)
+    for k in prange(n_children):
+        n_missing[k] = _summarise_child(
+            k, rows, bounds, codes_f, missing_code, y_class, y_value, weight, is_classification,
+            child_of_row, stats_out,
+        )  # fmt: skip
+    return n_missing.sum()
 
 
 @njit(cache=True, _nrt=False)
@@ -145,6 +177,49 @@ def partition_threshold(codes_f, rows, start, end, left_code, missing_code, miss
     for i in range(n_right):  # (a loop: a slice copy may allocate)
         rows[start + n_left + i] = buffer[i]
     return start + n_left
+
+
+@njit(cache=True, parallel=True)
+def partition_threshold_parallel(
+    codes_f, rows, start, end, left_code, missing_code, missing_left, buffer, n_pieces
+):
+    """:func:`partition_threshold` with the run cut into ``n_pieces`` pieces on
+    numba's threads: the same rows in the same order (a stable partition is
+    unique), whatever ``n_pieces`` is.
+
+    Each piece first partitions itself into its own span of ``buffer`` (left
+    rows from its front, right rows from its back, reversed), then every piece
+    copies its two parts to their places in ``rows``.
+    """
+    n = end - start
+    n_left = np.empty(n_pieces, dtype=np.int64)
+    for p in prange(n_pieces):
+        first = n * p // n_pieces
+        stop = n * (p + 1) // n_pieces
+        left = first
+        right = stop - 1
+        for i in range(start + first, start + stop):
+            r = rows[i]
+            code = codes_f[r]
+            goes_left = missing_left if code == missing_code else code <= left_code
+            buffer[left if goes_left else right] = r
+            left += goes_left
+            right -= not goes_left
+        n_left[p] = left - first
+    left_before = np.zeros(n_pieces + 1, dtype=np.int64)
+    for p in range(n_pieces):
+        left_before[p + 1] = left_before[p] + n_left[p]
+    middle = start + left_before[n_pieces]
+    for p in prange(n_pieces):
+        first = n * p // n_pieces
+        stop = n * (p + 1) // n_pieces
+        for i in range(n_left[p]):
+            rows[start + left_before[p] + i] = buffer[first + i]
+        # Right rows before this piece's: the rows before it that went right.
+        right_at = middle + first - left_before[p]
+        for i in range(stop - first - n_left[p]):
+            rows[right_at + i] = buffer[stop - 1 - i]
+    return middle
 
 
 @njit(cache=True)
