@@ -13,17 +13,26 @@ from numba import njit, prange
 
 
 @njit(cache=True, inline="always")
-def add_row(out, r, y_class, y_value, weight, is_classification):
-    """Add training row ``r`` to the statistics row ``out``."""
+def add_gathered_row(out, j, row_weight, row_class, row_value, is_classification):
+    """Add the ``j``-th of the weights and targets given (the training arrays, or
+    gathered ones: :func:`gather_targets`) to the statistics row ``out``: a
+    count, then the class's weight, or the weight, ``w y`` and ``w y**2``."""
     out[0] += 1.0
-    w = weight[r]
+    w = row_weight[j]
     if is_classification:
-        out[1 + y_class[r]] += w
+        out[1 + int(row_class[j])] += w
     else:
-        v = y_value[r]
+        v = row_value[j]
         out[1] += w
         out[2] += w * v
         out[3] += w * v * v
+
+
+@njit(cache=True, inline="always")
+def add_row(out, r, y_class, y_value, weight, is_classification):
+    """Add training row ``r`` to the statistics row ``out`` (:func:`add_gathered_row`
+    of the training arrays)."""
+    add_gathered_row(out, r, weight, y_class, y_value, is_classification)
 
 
 @njit(cache=True, _nrt=False)
@@ -43,21 +52,6 @@ def gather_targets(rows, start, end, y_class, y_value, weight, is_classification
         r = rows[start + i]
         gathered[0, i] = weight[r]
         gathered[1, i] = y_class[r] if is_classification else y_value[r]
-
-
-@njit(cache=True, inline="always")
-def add_gathered_row(out, j, row_weight, row_class, row_value, is_classification):
-    """:func:`add_row` of row ``j`` of the targets given (gathered ones:
-    :func:`gather_targets`), the same additions of the same values."""
-    out[0] += 1.0
-    w = row_weight[j]
-    if is_classification:
-        out[1 + int(row_class[j])] += w
-    else:
-        v = row_value[j]
-        out[1] += w
-        out[2] += w * v
-        out[3] += w * v * v
 
 
 @njit(cache=True, _nrt=False)
