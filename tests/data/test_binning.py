@@ -170,6 +170,12 @@ small_floats = st.one_of(
     st.sampled_from([0.0, -0.0, 1.0, np.nan, 1e-300, -1e300]),
 )
 
+#: Values a float32 column holds as they are.
+float32_floats = st.one_of(
+    st.floats(-1e6, 1e6, allow_nan=False, width=32),
+    st.sampled_from([0.0, -0.0, 1.0, np.nan, 1e-30, -3e38]),
+)
+
 
 @settings(max_examples=200, deadline=None)
 @given(
@@ -188,6 +194,53 @@ def test_bin_kernels_equal_searchsorted(values, edges, parallel):
     expected = np.searchsorted(edges, values, side="left")
     expected[np.isnan(values)] = missing_code
     np.testing.assert_array_equal(out, expected)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    values=st.lists(float32_floats, min_size=0, max_size=300),
+    edges=st.lists(st.floats(-1e6, 1e6, allow_nan=False, width=32), min_size=0, max_size=300),
+    parallel=st.booleans(),
+)
+def test_bin_kernels_read_strided_float32_columns(values, edges, parallel):
+    """A column of a C-ordered float32 matrix (a strided view, as a NumPy X gives
+    it) gets the codes of its float64 values: each value is copied into the
+    block once and compared as the float64 it converts to exactly."""
+    values = np.asarray(values, dtype=np.float32)
+    matrix = np.full((values.shape[0], 3), 7.0, dtype=np.float32)
+    matrix[:, 1] = values
+    column = matrix[:, 1]
+    assert not column.flags.c_contiguous or values.shape[0] <= 1
+    edges = np.unique(np.asarray(edges, dtype=np.float64))
+    missing_code = edges.shape[0] + 1
+    out = np.empty(values.shape[0], dtype=code_dtype_for(missing_code))
+    table, depth = padded(edges)
+    kernel = _kernels.bin_codes_parallel if parallel else _kernels.bin_codes_serial
+    kernel(column, table, depth, missing_code, out)
+    expected = np.searchsorted(edges, values.astype(np.float64), side="left")
+    expected[np.isnan(values)] = missing_code
+    np.testing.assert_array_equal(out, expected)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    values=st.lists(float32_floats, min_size=0, max_size=300)
+    | st.lists(small_floats, max_size=300),
+    float32=st.booleans(),
+)
+def test_distinct_counts_are_numpys_unique(values, float32):
+    """The sorted distinct values (float64) and their counts, -0.0 merged into 0.0
+    (stored as 0.0), NaN left out."""
+    values = np.asarray(values, dtype=np.float64)
+    if float32 and np.all(np.isnan(values) | (np.abs(values) < 3.4e38)):
+        values = values.astype(np.float32)
+    known = values[~np.isnan(values)].astype(np.float64) + 0.0
+    expected, expected_counts = np.unique(known, return_counts=True)
+    distinct, counts = binning._distinct_counts(values)
+    assert distinct.dtype == np.float64
+    np.testing.assert_array_equal(distinct, expected)
+    np.testing.assert_array_equal(np.signbit(distinct), np.signbit(expected))
+    np.testing.assert_array_equal(counts, expected_counts)
 
 
 @pytest.mark.parametrize("float32", [False, True])
@@ -331,8 +384,9 @@ def test_encoding_builds_no_wide_code_matrix():
             assert dataset.codes.dtype == (np.uint8 if max_bins else np.uint32)
             edges = sum(e.nbytes for e in dataset.bin_edges if e is not None)
             assert kept < dataset.codes.nbytes + edges + 100_000
-            # On the way: one column's temporaries at a time (the radix sort's keys and
-            # row numbers, twice: 24 bytes a row; its distinct values), never a matrix
+            # On the way: one column's temporaries at a time (bins: its sorted copy,
+            # distinct values and counts; exact codes: the radix sort's keys and row
+            # numbers, twice: 24 bytes a row, and its distinct values), never a matrix
             # of wide codes (8 bytes a cell: 96 bytes a row here).
             assert peak - kept < 6 * 8 * n, (max_bins, peak, kept)
     finally:

@@ -15,19 +15,27 @@ Binary search in blocks
     time, one level of the search for the whole block before the next, over
     the edges padded with ``+inf`` to ``2**depth - 1`` entries
     (:func:`treelearn.data.binning.padded`), so every search takes exactly
-    ``depth`` steps with no branch and the compiler vectorises a level over the
-    block (gathers); that is several times faster than ``np.searchsorted``,
-    which searches one value after another. The padding never counts: no
-    number is above ``+inf``.
+    ``depth`` steps. The block's values are first copied into a small
+    contiguous float64 buffer (a column of a C-ordered matrix is then read once,
+    not once per step), and each step sets one bit of the code from a
+    comparison (``code |= (edge < x) << level``): no branch, which the compiler
+    keeps branch-free and, in the threaded kernels, vectorises over the block
+    (gathers). Written as ``code + half * (edge < x)``, the same search was
+    compiled into a conditional jump per step, mispredicted half the time: 45-53
+    ns a value against 4-12 ns (800,000 float32 values, one thread, an Intel
+    Xeon). The padding never counts: no number is above ``+inf``.
 
 Sorting
     Bin edges (from the column or its sample) and exact codes both start from
-    the sorted known values: :func:`radix_sort_keys` sorts their bits as
-    order-preserving unsigned keys, carrying each row's index, several times
-    faster than ``np.sort``/``np.argsort``; :func:`key_runs` and
-    :func:`write_key_ranks` then read the distinct values, their counts and
-    each row's rank in one pass; :func:`write_code_values` reads the distinct
-    values back from the column and its codes.
+    the sorted known values. Bin edges need only the values: ``np.sort`` sorts
+    them (numpy's vectorised sort; 0.3-0.8 ms for 80,000 or 200,000 float32
+    values on an Intel Xeon with AVX-512, 3-5x faster than the radix sort below)
+    and :func:`value_runs` reads the distinct values and their counts. Exact
+    codes also need each row's rank: :func:`radix_sort_keys` sorts the values'
+    bits as order-preserving unsigned keys, carrying each row's index, faster
+    than ``np.argsort``; :func:`write_key_ranks` then reads the distinct values
+    and each row's rank in one pass; :func:`write_code_values` reads the
+    distinct values back from the column and its codes.
 
 Threads
     The ``*_parallel`` kernels split the rows into chunks of :data:`CHUNK` over
@@ -48,30 +56,32 @@ PARALLEL_MIN_ROWS = 1 << 16
 
 
 @njit(cache=True, inline="always")
-def _search_block(values, start, count, padded, depth, base):
-    """``base[k]``: number of entries of ``padded`` below ``values[start + k]``, ``k < count``.
+def _search_block(values, start, count, padded, depth, base, block_values):
+    """``base[k]``: number of entries of ``padded`` below ``values[start + k]``, ``k < count``;
+    ``block_values[k]``: that value, as float64.
 
     ``padded`` is sorted, with ``2**depth - 1`` entries. A NaN value gets an
     arbitrary result (every comparison with it is false).
     """
     for k in range(count):
+        block_values[k] = values[start + k]
         base[k] = 0
-    half = padded.shape[0] + 1
-    for _ in range(depth):
-        half >>= 1
+    for level in range(depth - 1, -1, -1):
         for k in range(count):
             b = base[k]
-            base[k] = b + half * (padded[b + half - 1] < values[start + k])
+            # The bits below ``level`` are still 0: setting this one adds 2**level.
+            base[k] = b | (np.int64(padded[b + (1 << level) - 1] < block_values[k]) << level)
 
 
 @njit(cache=True, inline="always")
 def _bin_range(values, padded, depth, missing_code, out, start, stop):
     base = np.empty(BLOCK, dtype=np.int64)
+    block_values = np.empty(BLOCK)
     for block in range(start, stop, BLOCK):
         count = min(BLOCK, stop - block)
-        _search_block(values, block, count, padded, depth, base)
+        _search_block(values, block, count, padded, depth, base, block_values)
         for k in range(count):
-            x = values[block + k]
+            x = block_values[k]
             out[block + k] = missing_code if x != x else base[k]
 
 
@@ -94,12 +104,13 @@ def bin_codes_parallel(values, padded, depth, missing_code, out):
 @njit(cache=True, inline="always")
 def _count_unseen_range(values, padded, depth, n_distinct, start, stop):
     base = np.empty(BLOCK, dtype=np.int64)
+    block_values = np.empty(BLOCK)
     unseen = 0
     for block in range(start, stop, BLOCK):
         count = min(BLOCK, stop - block)
-        _search_block(values, block, count, padded, depth, base)
+        _search_block(values, block, count, padded, depth, base, block_values)
         for k in range(count):
-            x = values[block + k]
+            x = block_values[k]
             b = base[k]
             if x == x and (b >= n_distinct or padded[b] != x):
                 unseen += 1
@@ -287,17 +298,21 @@ def write_code_values(values, codes, out):
 
 
 @njit(cache=True, nogil=True)
-def key_runs(sorted_keys, distinct_bits, counts):
-    """Distinct keys of an ascending array, as the bits of their float64 values, into
-    ``distinct_bits``, and how often each occurs into ``counts``; returns how many."""
-    sign = np.uint64(1) << np.uint64(63)
+def value_runs(ascending, distinct, counts):
+    """Distinct values of an ascending float32 or float64 array (as float64, -0.0 as
+    0.0), into ``distinct``, and how often each occurs into ``counts``; returns how
+    many. A NaN (``np.sort`` puts them last) ends the values."""
     n_runs = 0
-    for i in range(sorted_keys.shape[0]):
-        key = sorted_keys[i]
-        if i == 0 or key != sorted_keys[i - 1]:
-            distinct_bits[n_runs] = key ^ sign if key & sign else ~key
+    previous = 0.0
+    for i in range(ascending.shape[0]):
+        x = np.float64(ascending[i]) + 0.0  # -0.0 + 0.0 is 0.0
+        if x != x:
+            break
+        if n_runs == 0 or x != previous:
+            distinct[n_runs] = x
             counts[n_runs] = 0
             n_runs += 1
+            previous = x
         counts[n_runs - 1] += 1
     return n_runs
 

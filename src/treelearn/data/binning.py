@@ -42,8 +42,8 @@ Codes
     writes each column straight into the code matrix, in its narrow dtype: at
     most ``max_bins`` bins means codes ``0 .. max_bins - 1`` and a missing code
     of at most ``max_bins``, so ``max_bins=255`` keeps the whole matrix in one
-    byte per cell. The sorting behind the edges is a radix sort of the values'
-    bits, also in :mod:`treelearn.data._kernels`.
+    byte per cell. The edges come from the column's (or its sample's) values
+    sorted by ``np.sort`` and counted by a kernel of :mod:`treelearn.data._kernels`.
 
 Nominal columns
     Only numeric columns are binned. A nominal column keeps one code per
@@ -85,14 +85,14 @@ def sample_positions(n_values, n_sample):
 def _distinct_counts(values):
     """Sorted distinct values of a column without NaN, and how often each occurs.
 
-    A radix sort (:func:`treelearn.data._kernels.radix_sort`), several times
-    faster than ``np.sort``; -0.0 counts as 0.0.
+    ``np.sort`` (a copy, in the column's own dtype), then one pass for the runs
+    (:func:`treelearn.data._kernels.value_runs`); -0.0 counts as 0.0.
     """
-    keys, _ = _kernels.radix_sort(values)
-    distinct = np.empty(keys.shape[0], dtype=np.uint64)
-    counts = np.empty(keys.shape[0], dtype=np.int64)
-    n_runs = _kernels.key_runs(keys, distinct, counts)
-    return distinct[:n_runs].view(np.float64), counts[:n_runs]
+    ascending = np.sort(values)
+    distinct = np.empty(ascending.shape[0])
+    counts = np.empty(ascending.shape[0], dtype=np.int64)
+    n_runs = _kernels.value_runs(ascending, distinct, counts)
+    return distinct[:n_runs], counts[:n_runs]
 
 
 def _midpoint_edges(distinct):
