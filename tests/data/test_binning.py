@@ -1,5 +1,7 @@
 """Histogram mode: quantile bin edges, bin codes, and trees grown on bins."""
 
+from unittest import mock
+
 import numba
 import numpy as np
 import pandas as pd
@@ -220,6 +222,75 @@ def test_bin_kernels_read_strided_float32_columns(values, edges, parallel):
     expected = np.searchsorted(edges, values.astype(np.float64), side="left")
     expected[np.isnan(values)] = missing_code
     np.testing.assert_array_equal(out, expected)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    n_rows=st.integers(0, 200),
+    n_columns=st.integers(1, 6),
+    float32=st.booleans(),
+    parallel=st.booleans(),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_matrix_bin_codes_are_each_columns_codes(n_rows, n_columns, float32, parallel, seed):
+    """Coding some columns of a C-ordered matrix together, a block of rows at a
+    time, gives each column the codes it gets alone (each by its own edges, of
+    any length, none included); the other columns of ``out`` are left alone."""
+    rng = np.random.default_rng(seed)
+    matrix = rng.normal(size=(n_rows, n_columns)).round(1)
+    matrix[rng.random(matrix.shape) < 0.1] = np.nan
+    matrix[rng.random(matrix.shape) < 0.1] = -0.0
+    matrix = matrix.astype(np.float32 if float32 else np.float64)
+    columns = np.flatnonzero(rng.random(n_columns) < 0.7)
+    edges = [np.unique(rng.normal(size=rng.integers(0, 300)).round(2)) for _ in columns]
+    widest = max([e.shape[0] + 1 for e in edges], default=1)
+    out = np.full((n_rows, n_columns), 77, dtype=code_dtype_for(max(widest, 77)), order="F")
+    # (The threaded kernel from 0 rows on, or the serial one for every size.)
+    with mock.patch.object(_kernels, "PARALLEL_MIN_ROWS", 0 if parallel else 10**9):
+        binning.write_matrix_bin_codes(matrix, columns, edges, out)
+    for t, j in enumerate(columns):
+        expected = np.empty(n_rows, dtype=out.dtype)
+        binning.write_bin_codes(np.ascontiguousarray(matrix[:, j]), edges[t], expected)
+        np.testing.assert_array_equal(out[:, j], expected)
+    untouched = np.setdiff1d(np.arange(n_columns), columns)
+    np.testing.assert_array_equal(out[:, untouched], 77)
+
+
+@pytest.mark.parametrize("n_rows", [500, _kernels.PARALLEL_MIN_ROWS + 321])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_a_c_ordered_matrix_is_binned_as_its_columns(n_rows, dtype):
+    """``encode_table`` reads the binned columns of a C-ordered matrix a block of rows
+    at a time: the same codes and edges as from the Fortran-ordered copy and from a
+    DataFrame (each column coded alone), nominal columns in between included."""
+    rng = np.random.default_rng(n_rows)
+    X = rng.normal(size=(n_rows, 5)).astype(dtype)
+    X[rng.random(X.shape) < 0.05] = np.nan
+    X[:, 2] = rng.integers(0, 4, n_rows)  # made nominal below
+    table = read_table(X, categorical_features=[2])
+    assert table.matrix is not None
+    assert read_table(np.asfortranarray(X), categorical_features=[2]).matrix is None
+    by_blocks = encode_table(table, 255)
+    for other in (np.asfortranarray(X), pd.DataFrame(X)):
+        by_columns = encode_table(read_table(other, categorical_features=[2]), 255)
+        np.testing.assert_array_equal(by_blocks.codes, by_columns.codes)
+        for mine, theirs in zip(by_blocks.bin_edges, by_columns.bin_edges, strict=True):
+            assert (mine is None) == (theirs is None)
+            if mine is not None:
+                np.testing.assert_array_equal(mine, theirs)
+
+
+def test_a_column_changed_after_reading_is_binned_from_its_own_values():
+    """A table's column that no longer reads its matrix column (replaced values) is
+    coded from its own values, not from the matrix."""
+    X = np.arange(40, dtype=np.float64).reshape(20, 2).copy()
+    table = read_table(X)
+    changed = table.columns[1].with_values(np.ascontiguousarray(-table.columns[1].values))
+    table = type(table)([table.columns[0], changed], table.n_rows, False, table.matrix)
+    dataset = encode_table(table, 4)
+    expected = np.empty(20, dtype=dataset.codes.dtype)
+    binning.write_bin_codes(changed.values, dataset.bin_edges[1], expected)
+    np.testing.assert_array_equal(dataset.codes[:, 1], expected)
+    assert dataset.codes[0, 1] == dataset.codes[:, 1].max()  # (-1 is the largest of -X[:, 1])
 
 
 @settings(max_examples=200, deadline=None)

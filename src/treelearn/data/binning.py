@@ -233,6 +233,33 @@ def write_bin_codes(values, edges, out):
         _kernels.bin_codes_serial(values, table, depth, missing_code, out)
 
 
+def write_matrix_bin_codes(matrix, columns, edges, out):
+    """:func:`write_bin_codes` of several columns of one C-ordered float32 or float64
+    ``matrix`` at once: column ``j = columns[t]`` by ``edges[t]`` into ``out[:, j]``.
+
+    A block of rows is read for all the columns together, so each row of the
+    matrix comes from memory once instead of once per column (a column of a
+    C-ordered matrix is a strided view: coding the columns one at a time reads
+    every cache line of the matrix once per column).
+    """
+    columns = np.asarray(columns, dtype=np.int64)
+    tables = [padded(np.asarray(e, dtype=np.float64)) for e in edges]
+    missing_codes = np.array([e.shape[0] + 1 for e in edges], dtype=np.int64)
+    if missing_codes.shape[0] and missing_codes.max() > np.iinfo(out.dtype).max:
+        raise ValueError(f"codes up to {missing_codes.max()} do not fit in {out.dtype}")
+    width = max((table.shape[0] for table, _ in tables), default=0)
+    table_rows = np.full((len(tables), max(width, 1)), np.inf)
+    for t, (table, _) in enumerate(tables):
+        table_rows[t, : table.shape[0]] = table
+    depths = np.array([depth for _, depth in tables], dtype=np.int64)
+    kernel = (
+        _kernels.bin_matrix_codes_parallel
+        if matrix.shape[0] >= _kernels.PARALLEL_MIN_ROWS
+        else _kernels.bin_matrix_codes_serial
+    )
+    kernel(matrix, columns, table_rows, depths, missing_codes, out)
+
+
 def encode_numeric_binned(column, max_bins):
     """Bin codes of a numeric column and its bin edges.
 

@@ -9,7 +9,7 @@ import numba
 import numpy as np
 
 from treelearn._dtypes import code_dtype_for
-from treelearn.data.binning import column_bin_edges, write_bin_codes
+from treelearn.data.binning import column_bin_edges, write_bin_codes, write_matrix_bin_codes
 from treelearn.data.encoding import (
     nominal_codes,
     numeric_threshold,
@@ -206,10 +206,16 @@ def encode_table(table, max_bins=None):
             n_codes[j] = column_edges.shape[0] + 1
     dtype = code_dtype_for(int(n_codes.max()))
     matrix = np.empty((table.n_rows, n_features), dtype=dtype, order="F")
+    # Binned columns of a C-ordered matrix are coded together, a block of rows at a time.
+    from_matrix = [j for j in numeric if bin_edges[j] is not None and _is_matrix_column(table, j)]
+    coded = set(from_matrix)
+    if from_matrix:
+        edges = [bin_edges[j] for j in from_matrix]
+        write_matrix_bin_codes(table.matrix, from_matrix, edges, matrix)
     for j, column in enumerate(columns):
         if schema.kinds[j] == NOMINAL:
             nominal_codes(column, schema.categories[j], matrix[:, j])
-        elif bin_edges[j] is not None:
+        elif bin_edges[j] is not None and j not in coded:
             write_bin_codes(column.values, bin_edges[j], matrix[:, j])
     if max_bins is None:
         sorted_columns = _column_results(lambda j: sort_numeric(columns[j]), numeric, n_threads)
@@ -230,6 +236,20 @@ def encode_table(table, max_bins=None):
         exact_columns=tuple(exact_columns),
         schema=schema,
         bin_edges=tuple(bin_edges),
+    )
+
+
+def _is_matrix_column(table, j):
+    """Whether column ``j`` of ``table`` holds exactly column ``j`` of ``table.matrix``
+    (the same numbers at the same addresses)."""
+    values = table.columns[j].values
+    source = table.matrix
+    return (
+        source is not None
+        and values.dtype == source.dtype
+        and values.shape == (source.shape[0],)
+        and values.strides[0] == source.strides[0]
+        and values.ctypes.data == source.ctypes.data + j * source.strides[1]
     )
 
 

@@ -127,11 +127,16 @@ class RawTable:
     n_rows : int
     from_frame : bool
         True when the column names came from a DataFrame (all strings).
+    matrix : ndarray or None
+        The C-ordered float32 or float64 matrix ``X`` was, when it was one (its
+        numeric columns are views of this matrix's columns, which encoding may
+        read a block of rows at a time); None otherwise.
     """
 
     columns: list
     n_rows: int
     from_frame: bool
+    matrix: np.ndarray | None = None
 
     @property
     def shape(self):
@@ -261,7 +266,8 @@ def read_table(X, categorical_features=None):
         _read_array_column(array[:, j], names[j], forced[j], scans[j])
         for j in range(array.shape[1])
     ]
-    return RawTable(columns, int(array.shape[0]), False)
+    scanned = bool(scans) and scans[0] is not None
+    return RawTable(columns, int(array.shape[0]), False, read_only(array) if scanned else None)
 
 
 def _scan_rows(array):
