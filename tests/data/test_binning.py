@@ -186,13 +186,19 @@ float32_floats = st.one_of(
     parallel=st.booleans(),
 )
 def test_bin_kernels_equal_searchsorted(values, edges, parallel):
-    values = np.asarray(values, dtype=np.float64)
+    _check_bin_kernel(np.asarray(values, dtype=np.float64), edges, parallel)
+
+
+def _check_bin_kernel(column, edges, parallel):
+    """The serial or threaded bin kernel gives ``column`` (any float dtype and layout)
+    the codes ``np.searchsorted`` gives its float64 values, NaN the missing code."""
     edges = np.unique(np.asarray(edges, dtype=np.float64))
     missing_code = edges.shape[0] + 1
-    out = np.empty(values.shape[0], dtype=code_dtype_for(missing_code))
+    out = np.empty(column.shape[0], dtype=code_dtype_for(missing_code))
     table, depth = padded(edges)
     kernel = _kernels.bin_codes_parallel if parallel else _kernels.bin_codes_serial
-    kernel(values, table, depth, missing_code, out)
+    kernel(column, table, depth, missing_code, out)
+    values = column.astype(np.float64)
     expected = np.searchsorted(edges, values, side="left")
     expected[np.isnan(values)] = missing_code
     np.testing.assert_array_equal(out, expected)
@@ -213,15 +219,7 @@ def test_bin_kernels_read_strided_float32_columns(values, edges, parallel):
     matrix[:, 1] = values
     column = matrix[:, 1]
     assert not column.flags.c_contiguous or values.shape[0] <= 1
-    edges = np.unique(np.asarray(edges, dtype=np.float64))
-    missing_code = edges.shape[0] + 1
-    out = np.empty(values.shape[0], dtype=code_dtype_for(missing_code))
-    table, depth = padded(edges)
-    kernel = _kernels.bin_codes_parallel if parallel else _kernels.bin_codes_serial
-    kernel(column, table, depth, missing_code, out)
-    expected = np.searchsorted(edges, values.astype(np.float64), side="left")
-    expected[np.isnan(values)] = missing_code
-    np.testing.assert_array_equal(out, expected)
+    _check_bin_kernel(column, edges, parallel)
 
 
 @settings(max_examples=100, deadline=None)
