@@ -28,11 +28,13 @@ from numba import njit
 from treelearn.criteria._kernels import weighted_impurity
 from treelearn.growing._node_tables import (
     L_MAX_DEPTH,
-    add_node,
     may_split,
     missing_child,
     record_split,
+    room_for,
     split_admissible,
+    weight_of,
+    write_node,
 )
 from treelearn.splitting._kernels import (
     N_OUT,
@@ -118,18 +120,18 @@ def _load(codes, rows, start, end, y_class, y_value, weight, is_classification, 
 
 
 @njit(cache=True, _nrt=False)
-def _partition_node(codes_f, node_rows, a, b, left_code, missing_code, missing_left, goes_left,
-                    targets, is_classification, child_stats, spare_rows):  # fmt: skip
-    """Stable partition of the local rows ``node_rows[a:b]`` by the split, marking
-    ``goes_left``; each child's statistics summed in node order. Returns the first
-    right row and the number of rows missing the split feature."""
+def _partition_node(local_codes, f, node_rows, a, b, left_code, missing_code, missing_left,
+                    goes_left, targets, is_classification, child_stats, spare_rows):  # fmt: skip
+    """Stable partition of the local rows ``node_rows[a:b]`` by the split (on feature
+    ``f``), marking ``goes_left``; each child's statistics summed in node order.
+    Returns the first right row and the number of rows missing the split feature."""
     child_stats[:, :] = 0.0
     n_left = 0
     n_right = 0
     n_missing = 0
     for i in range(a, b):
         j = node_rows[i]
-        code = codes_f[j]
+        code = local_codes[f, j]
         if code == missing_code:
             n_missing += 1
             left = missing_left
@@ -205,12 +207,12 @@ def _present_classes(node_rows, a, b, row_class, stats, class_map, present_class
 
 
 @njit(cache=True, _nrt=False)
-def _search_local(ws, search, order, limits, criterion, is_classification, a, b, stats,
-                  node_weight, best, out):  # fmt: skip
-    """``Grower._search`` of the local node ``[a, b)`` (every feature numeric): each
-    feature scanned from its code-ordered run, in the order ``order`` (all
-    features, or ``rng.permutation`` of them, drawn by the caller). True when the
-    best split (in ``out``) is admissible.
+def _search_local(ws, search, order, limits, criterion, is_classification, a, b, stats_rows, k,
+                  node_weight, best, out_rows):  # fmt: skip
+    """``Grower._search`` of the local node ``[a, b)`` (every feature numeric, its
+    statistics ``stats_rows[k]``): each feature scanned from its code-ordered run,
+    in the order ``order`` (all features, or ``rng.permutation`` of them, drawn by
+    the caller). True when the best split (in ``out_rows[k]``) is admissible.
 
     Without reference counting: every view it takes of the workspace (each
     feature's run of keys and rows, the targets, the scratch rows) would
@@ -222,6 +224,8 @@ def _search_local(ws, search, order, limits, criterion, is_classification, a, b,
     work = ws[15]
     n_codes, max_features, min_count, min_weight = search[0], search[3], search[4], search[5]
     whole_weights = search[14]
+    stats = stats_rows[k]
+    out = out_rows[k]
     parent_cost = weighted_impurity(stats, criterion)
     row_class = targets[1]
     if is_classification:
@@ -249,6 +253,13 @@ def _search_local(ws, search, order, limits, criterion, is_classification, a, b,
             n_visited += 1
             keep_split_if_better(out, f, best, False)
     return split_admissible(out, limits, node_weight)
+
+
+@njit(cache=True, inline="always")
+def _copy_row(source, k, target, t):
+    """``target[t] = source[k]``, element by element (no views: no reference counting)."""
+    for c in range(source.shape[1]):
+        target[t, c] = source[k, c]
 
 
 @njit(cache=True)
@@ -280,7 +291,6 @@ def grow_local(data, search, rng, limits, thresholds, tables, ws, root, start, e
     _load(codes, rows, start, end, y_class, y_value, weight, is_classification, sorted_rows,
           sorted_slot, n_codes, local_of_row, ws)  # fmt: skip
     best = np.empty(4)
-    out = np.empty(N_OUT)
     child_out = np.empty((2, N_OUT))
     child_weight = np.empty(2)
     child_found = np.zeros(2, dtype=np.bool_)
@@ -305,15 +315,18 @@ def grow_local(data, search, rng, limits, thresholds, tables, ws, root, start, e
         bounds[0] = a
         bounds[2] = b
         bounds[1], n_missing = _partition_node(
-            local_codes[f], node_rows, a, b, int(stack_out[top, OUT_LEFT_CODE]), missing_code,
+            local_codes, f, node_rows, a, b, int(stack_out[top, OUT_LEFT_CODE]), missing_code,
             stack_out[top, OUT_MISSING_LEFT] != 0.0, goes_left, targets, is_classification,
             child_stats, spare_rows,
         )  # fmt: skip
         first = n_nodes
+        node_int, node_float = room_for(node_int, node_float, n_nodes, 2)
         for k in range(2):
-            node_int, node_float, w, impurity = add_node(
-                node_int, node_float, n_nodes, child_stats[k], bounds[k + 1] - bounds[k], node,
-                is_classification, criterion,
+            # (A regression node's weight is its statistics' second channel: no view.)
+            w = weight_of(child_stats[k], True) if is_classification else child_stats[k, 1]
+            impurity = write_node(
+                node_int, node_float, n_nodes, child_stats, k, w, bounds[k + 1] - bounds[k],
+                node, is_classification, criterion,
             )  # fmt: skip
             n_nodes += 1
             child_weight[k] = w
@@ -324,11 +337,9 @@ def grow_local(data, search, rng, limits, thresholds, tables, ws, root, start, e
         for k in range(2):
             child_found[k] = child_may_split[k] and _search_local(
                 ws, search, rng.permutation(n_features) if drawn else all_features, limits,
-                criterion, is_classification, bounds[k], bounds[k + 1], child_stats[k],
-                child_weight[k], best, out,
+                criterion, is_classification, bounds[k], bounds[k + 1], child_stats, k,
+                child_weight[k], best, child_out,
             )  # fmt: skip
-            if child_found[k]:
-                child_out[k] = out
         category_pool, n_cat = record_split(
             node_int, node_float, node, stack_out[top], first, 2,
             missing_child(stack_out[top], no_codes, missing_code, n_missing, child_weight, 2),
@@ -340,7 +351,7 @@ def grow_local(data, search, rng, limits, thresholds, tables, ws, root, start, e
                 stack_int[top, LS_A] = bounds[k]
                 stack_int[top, LS_B] = bounds[k + 1]
                 stack_int[top, LS_DEPTH] = child_depth
-                stack_out[top] = child_out[k]
-                stack_stats[top] = child_stats[k]
+                _copy_row(child_out, k, stack_out, top)
+                _copy_row(child_stats, k, stack_stats, top)
                 top += 1
     return node_int, node_float, n_nodes, category_pool, n_cat

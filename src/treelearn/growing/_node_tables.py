@@ -72,31 +72,56 @@ def threshold_of(kind, ptr, values, f, left_code, right_code):
 def add_node(node_int, node_float, n_nodes, stats, n_rows, parent, is_classification, criterion):
     """Append a node with statistics ``stats`` (an empty multiway branch takes its
     parent's value). Returns the tables (maybe grown), its weight and impurity."""
-    if n_nodes == node_int.shape[0]:
-        node_int = grown(node_int, 2 * n_nodes)
-        node_float = grown(node_float, 2 * n_nodes)
+    node_int, node_float = room_for(node_int, node_float, n_nodes, 1)
     weight = weight_of(stats, is_classification)
+    impurity = write_node(node_int, node_float, n_nodes, stats.reshape((1, -1)), 0, weight,
+                          n_rows, parent, is_classification, criterion)  # fmt: skip
+    return node_int, node_float, weight, impurity
+
+
+@njit(cache=True)
+def room_for(node_int, node_float, n_nodes, n_more):
+    """The tables, doubled if they have no room for ``n_more`` nodes after the first
+    ``n_nodes``."""
+    if n_nodes + n_more > node_int.shape[0]:
+        size = max(2 * node_int.shape[0], n_nodes + n_more)
+        node_int = grown(node_int, size)
+        node_float = grown(node_float, size)
+    return node_int, node_float
+
+
+@njit(cache=True, _nrt=False)
+def write_node(node_int, node_float, n_nodes, stats_rows, k, weight, n_rows, parent,
+               is_classification, criterion):  # fmt: skip
+    """Write node ``n_nodes`` (the tables have room for it), a leaf with the statistics
+    ``stats_rows[k]`` and the weight ``weight`` (:func:`weight_of` them); returns its
+    impurity. Without reference counting: the views it takes would each count a
+    reference up and down (an atomic operation) for every node of the tree."""
+    stats = stats_rows[k]
     row = node_float[n_nodes]
     if n_rows == 0 and parent >= 0:
         impurity = 0.0
-        row[F_VALUE:] = node_float[parent, F_VALUE:]
+        for c in range(F_VALUE, row.shape[0]):
+            row[c] = node_float[parent, c]
     else:
         impurity = weighted_impurity(stats, criterion) / weight if weight > 0 else 0.0
         if is_classification:
-            row[F_VALUE:] = stats[1:]
+            for c in range(1, stats.shape[0]):
+                row[F_VALUE + c - 1] = stats[c]
         else:
             row[F_VALUE] = stats[2] / stats[1] if stats[1] > 0 else 0.0
     row[F_THRESHOLD] = np.nan
     row[F_WEIGHT] = weight
     row[F_IMPURITY] = impurity
-    node_int[n_nodes, :] = 0
+    for c in range(node_int.shape[1]):  # (element by element: no temporaries)
+        node_int[n_nodes, c] = 0
     node_int[n_nodes, I_FEATURE] = -1
     node_int[n_nodes, I_KIND] = NODE_LEAF
     node_int[n_nodes, I_MISSING_CHILD] = -1
     node_int[n_nodes, I_LEFT_CODE] = -1
     node_int[n_nodes, I_RIGHT_CODE] = -1
     node_int[n_nodes, I_N_SAMPLES] = n_rows
-    return node_int, node_float, weight, impurity
+    return impurity
 
 
 @njit(cache=True, inline="always")
