@@ -13,6 +13,7 @@ from sklearn.datasets import make_classification, make_regression
 from treelearn import CARTClassifier, CARTRegressor
 from treelearn._dtypes import code_dtype_for
 from treelearn.data import _kernels, binning
+from treelearn.data import dataset as dataset_module
 from treelearn.data.binning import (
     encode_numeric_binned,
     midpoint_quantiles,
@@ -267,7 +268,13 @@ def test_a_c_ordered_matrix_is_binned_as_its_columns(n_rows, dtype):
     table = read_table(X, categorical_features=[2])
     assert table.matrix is not None
     assert read_table(np.asfortranarray(X), categorical_features=[2]).matrix is None
-    by_blocks = encode_table(table, 255)
+    with mock.patch.object(
+        dataset_module, "write_matrix_bin_codes", wraps=binning.write_matrix_bin_codes
+    ) as by_matrix:
+        by_blocks = encode_table(table, 255)
+    # (The numeric columns went through the matrix kernel, all in one call.)
+    by_matrix.assert_called_once()
+    assert list(by_matrix.call_args.args[1]) == [0, 1, 3, 4]
     for other in (np.asfortranarray(X), pd.DataFrame(X)):
         by_columns = encode_table(read_table(other, categorical_features=[2]), 255)
         np.testing.assert_array_equal(by_blocks.codes, by_columns.codes)

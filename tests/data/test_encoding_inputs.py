@@ -255,8 +255,8 @@ def test_errors_name_the_column_and_rows_of_a_strided_float32_column():
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("seed", range(12))
 def test_scan_nan_inf_flags_each_column_with_a_nan_or_an_infinity(dtype, seed):
-    """The one-pass scan of a C-ordered matrix flags exactly the columns holding a NaN
-    and those holding an infinity (either sign), whichever rows and columns hold them."""
+    """The scan of a C-ordered matrix flags exactly the columns holding a NaN and those
+    holding an infinity (either sign), whichever rows and columns hold them."""
     rng = np.random.default_rng(seed)
     n_rows, n_columns = int(rng.integers(1, 300)), int(rng.integers(1, 9))
     X = rng.normal(size=(n_rows, n_columns)).astype(dtype)

@@ -322,8 +322,7 @@ def grow_local(data, search, rng, limits, thresholds, tables, ws, root, start, e
         first = n_nodes
         node_int, node_float = room_for(node_int, node_float, n_nodes, 2)
         for k in range(2):
-            # (A regression node's weight is its statistics' second channel: no view.)
-            w = weight_of(child_stats[k], True) if is_classification else child_stats[k, 1]
+            w = weight_of(child_stats[k], is_classification)
             impurity = write_node(
                 node_int, node_float, n_nodes, child_stats, k, w, bounds[k + 1] - bounds[k],
                 node, is_classification, criterion,
