@@ -29,10 +29,10 @@ from treelearn.criteria._kernels import weighted_impurity
 from treelearn.growing._node_tables import (
     L_MAX_DEPTH,
     may_split,
-    missing_child,
-    record_split,
+    record_threshold_split,
     room_for,
     split_admissible,
+    threshold_missing_child,
     weight_of,
     write_node,
 )
@@ -295,8 +295,8 @@ def grow_local(data, search, rng, limits, thresholds, tables, ws, root, start, e
     child_weight = np.empty(2)
     child_found = np.zeros(2, dtype=np.bool_)
     child_may_split = np.zeros(2, dtype=np.bool_)
-    no_codes = np.zeros(0, dtype=np.int64)
     bounds = np.empty(3, dtype=np.int64)
+    order = all_features  # the features' order of search; drawn afresh for each node if drawn
     stack_int[0, LS_NODE] = root
     stack_int[0, LS_A] = 0
     stack_int[0, LS_B] = end - start
@@ -320,7 +320,8 @@ def grow_local(data, search, rng, limits, thresholds, tables, ws, root, start, e
             child_stats, spare_rows,
         )  # fmt: skip
         first = n_nodes
-        node_int, node_float = room_for(node_int, node_float, n_nodes, 2)
+        if n_nodes + 2 > node_int.shape[0]:  # (tables reassigned only then: counted references)
+            node_int, node_float = room_for(node_int, node_float, n_nodes, 2)
         for k in range(2):
             w = weight_of(child_stats[k], is_classification)
             impurity = write_node(
@@ -334,15 +335,17 @@ def grow_local(data, search, rng, limits, thresholds, tables, ws, root, start, e
         if child_may_split[0] or child_may_split[1]:
             _partition_orders(local_order, local_keys, a, b, goes_left, spare_rows, spare_keys)
         for k in range(2):
-            child_found[k] = child_may_split[k] and _search_local(
-                ws, search, rng.permutation(n_features) if drawn else all_features, limits,
-                criterion, is_classification, bounds[k], bounds[k + 1], child_stats, k,
-                child_weight[k], best, child_out,
-            )  # fmt: skip
-        category_pool, n_cat = record_split(
-            node_int, node_float, node, stack_out[top], first, 2,
-            missing_child(stack_out[top], no_codes, missing_code, n_missing, child_weight, 2),
-            False, thresholds, no_codes, missing_code, category_pool, n_cat,
+            child_found[k] = False
+            if child_may_split[k]:
+                if drawn:  # (a new array only then: no reference counted otherwise)
+                    order = rng.permutation(n_features)
+                child_found[k] = _search_local(
+                    ws, search, order, limits, criterion, is_classification, bounds[k],
+                    bounds[k + 1], child_stats, k, child_weight[k], best, child_out,
+                )  # fmt: skip
+        record_threshold_split(
+            node_int, node_float, node, stack_out, top, first, 2,
+            threshold_missing_child(stack_out, top, n_missing, child_weight, 2), thresholds,
         )  # fmt: skip
         for k in range(1, -1, -1):
             if child_found[k]:

@@ -142,9 +142,22 @@ def missing_child(out, coc, missing_code, n_missing, child_weight, n_children):
     """``missing_child`` of a split node, as ``Grower._split`` chooses it."""
     if out[OUT_IS_SUBSET] != 0.0 and coc[missing_code] != NO_CHILD:
         return coc[missing_code]
-    if out[OUT_IS_SUBSET] == 0.0 and n_missing:
-        return 0 if out[OUT_MISSING_LEFT] != 0.0 else 1
-    return np.argmax(child_weight[:n_children])
+    return threshold_missing_child(out.reshape((1, -1)), 0, n_missing, child_weight, n_children)
+
+
+@njit(cache=True, _nrt=False)
+def threshold_missing_child(out_rows, t, n_missing, child_weight, n_children):
+    """``missing_child`` of a node split by a threshold ``out_rows[t]`` (or by a subset
+    whose missing rows have no child of their own): the side the training rows
+    missing the feature went to, or else the heaviest child (the first of equals, as
+    ``np.argmax``). Without reference counting (see :func:`write_node`)."""
+    if out_rows[t, OUT_IS_SUBSET] == 0.0 and n_missing:
+        return 0 if out_rows[t, OUT_MISSING_LEFT] != 0.0 else 1
+    heaviest = 0
+    for k in range(1, n_children):
+        if child_weight[k] > child_weight[heaviest]:
+            heaviest = k
+    return heaviest
 
 
 @njit(cache=True)
@@ -153,21 +166,14 @@ def record_split(node_int, node_float, node, split, first, n_children, missing_c
     """``TreeBuilder.set_split`` of ``node``, split by ``split`` (``OUT_*`` slots) into
     ``n_children`` nodes from ``first`` on; returns the category pool (maybe grown)
     and its length."""
-    f = int(split[OUT_FEATURE])
-    node_int[node, I_FEATURE] = f
+    if split[OUT_IS_SUBSET] == 0.0:
+        record_threshold_split(node_int, node_float, node, split.reshape((1, -1)), 0, first,
+                               n_children, missing_child, thresholds)  # fmt: skip
+        return category_pool, n_cat
+    node_int[node, I_FEATURE] = int(split[OUT_FEATURE])
     node_int[node, I_MISSING_CHILD] = missing_child
     node_int[node, I_FIRST_CHILD] = first
     node_int[node, I_N_CHILDREN] = n_children
-    if split[OUT_IS_SUBSET] == 0.0:
-        threshold_kind, threshold_ptr, threshold_values = thresholds
-        node_int[node, I_KIND] = NODE_THRESHOLD
-        node_int[node, I_LEFT_CODE] = int(split[OUT_LEFT_CODE])
-        node_int[node, I_RIGHT_CODE] = int(split[OUT_RIGHT_CODE])
-        node_float[node, F_THRESHOLD] = threshold_of(
-            threshold_kind, threshold_ptr, threshold_values, f, int(split[OUT_LEFT_CODE]),
-            int(split[OUT_RIGHT_CODE]),
-        )  # fmt: skip
-        return category_pool, n_cat
     node_int[node, I_KIND] = NODE_MULTIWAY if multiway else NODE_SUBSET
     if n_cat + missing_code > category_pool.shape[0]:
         bigger = np.empty(2 * (n_cat + missing_code), dtype=np.int64)
@@ -177,6 +183,27 @@ def record_split(node_int, node_float, node, split, first, n_children, missing_c
     node_int[node, I_CAT_START] = n_cat
     node_int[node, I_CAT_LEN] = missing_code
     return category_pool, n_cat + missing_code
+
+
+@njit(cache=True, _nrt=False)
+def record_threshold_split(node_int, node_float, node, split_rows, t, first, n_children,
+                           missing_child, thresholds):  # fmt: skip
+    """:func:`record_split` of a split by the threshold ``split_rows[t]``; without
+    reference counting (see :func:`write_node`)."""
+    split = split_rows[t]
+    f = int(split[OUT_FEATURE])
+    threshold_kind, threshold_ptr, threshold_values = thresholds
+    node_int[node, I_FEATURE] = f
+    node_int[node, I_MISSING_CHILD] = missing_child
+    node_int[node, I_FIRST_CHILD] = first
+    node_int[node, I_N_CHILDREN] = n_children
+    node_int[node, I_KIND] = NODE_THRESHOLD
+    node_int[node, I_LEFT_CODE] = int(split[OUT_LEFT_CODE])
+    node_int[node, I_RIGHT_CODE] = int(split[OUT_RIGHT_CODE])
+    node_float[node, F_THRESHOLD] = threshold_of(
+        threshold_kind, threshold_ptr, threshold_values, f, int(split[OUT_LEFT_CODE]),
+        int(split[OUT_RIGHT_CODE]),
+    )  # fmt: skip
 
 
 @njit(cache=True)
