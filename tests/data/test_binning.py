@@ -347,6 +347,39 @@ def test_midpoint_quantiles_are_numpys_bit_for_bit(values, max_bins):
     np.testing.assert_array_equal(midpoint_quantiles(distinct, counts, max_bins), expected)
 
 
+@settings(max_examples=200, deadline=None)
+@given(
+    values=st.lists(st.sampled_from([-2.5, -1.0, -0.0, 0.0, 0.1, 3.0, 7.0, 1e30]), min_size=1)
+    | st.lists(st.floats(-1e3, 1e3, allow_nan=False, width=32), min_size=1, max_size=400),
+    max_bins=st.integers(2, 300),
+    float32=st.booleans(),
+)
+def test_sorted_midpoint_quantiles_are_numpys_bit_for_bit(values, max_bins, float32):
+    """Read at the ranks of the sorted values (float32 or float64), as float64 with
+    -0.0 as 0.0."""
+    values = np.asarray(values, dtype=np.float32 if float32 else np.float64)
+    quantiles = np.linspace(0.0, 1.0, max_bins + 1)[1:-1]
+    expected = np.quantile(values.astype(np.float64), quantiles, method="midpoint") + 0.0
+    got = binning.sorted_midpoint_quantiles(np.sort(values), max_bins)
+    assert got.dtype == np.float64
+    np.testing.assert_array_equal(got, expected)
+    np.testing.assert_array_equal(np.signbit(got), np.signbit(expected))
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    values=st.lists(st.sampled_from([-1.0, -0.0, 0.0, 0.5, 2.0]), max_size=40)
+    | st.lists(st.floats(-10, 10, allow_nan=False), max_size=300),
+    limit=st.integers(0, 50),
+    float32=st.booleans(),
+)
+def test_distinct_at_most_counts_up_to_the_limit(values, limit, float32):
+    """-0.0 and 0.0 are one value."""
+    values = np.sort(np.asarray(values, dtype=np.float32 if float32 else np.float64))
+    n_distinct = np.unique(values + 0.0).shape[0]
+    assert _kernels.distinct_at_most(values, limit) == min(n_distinct, limit)
+
+
 @settings(max_examples=100, deadline=None)
 @given(
     values=st.lists(small_floats, min_size=1, max_size=200).filter(lambda v: not np.isnan(v).all()),

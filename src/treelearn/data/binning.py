@@ -43,7 +43,10 @@ Codes
     most ``max_bins`` bins means codes ``0 .. max_bins - 1`` and a missing code
     of at most ``max_bins``, so ``max_bins=255`` keeps the whole matrix in one
     byte per cell. The edges come from the column's (or its sample's) values
-    sorted by ``np.sort`` and counted by a kernel of :mod:`treelearn.data._kernels`.
+    sorted by ``np.sort``: with more than ``max_bins`` distinct values, the
+    quantiles are read off the sorted values at their ranks
+    (:func:`sorted_midpoint_quantiles`); with fewer, a kernel of
+    :mod:`treelearn.data._kernels` lists the distinct values and their counts.
 
 Nominal columns
     Only numeric columns are binned. A nominal column keeps one code per
@@ -82,13 +85,13 @@ def sample_positions(n_values, n_sample):
     return positions
 
 
-def _distinct_counts(values):
+def _distinct_counts(values, presorted=False):
     """Sorted distinct values of a column without NaN, and how often each occurs.
 
-    ``np.sort`` (a copy, in the column's own dtype), then one pass for the runs
-    (:func:`treelearn.data._kernels.value_runs`); -0.0 counts as 0.0.
+    ``np.sort`` (a copy, in the column's own dtype; not when ``presorted``), then one
+    pass for the runs (:func:`treelearn.data._kernels.value_runs`); -0.0 counts as 0.0.
     """
-    ascending = np.sort(values)
+    ascending = values if presorted else np.sort(values)
     distinct = np.empty(ascending.shape[0])
     counts = np.empty(ascending.shape[0], dtype=np.int64)
     n_runs = _kernels.value_runs(ascending, distinct, counts)
@@ -102,15 +105,10 @@ def _midpoint_edges(distinct):
     return np.where(edges == distinct[1:], distinct[:-1], edges)
 
 
-def midpoint_quantiles(distinct, counts, max_bins):
-    """``np.quantile(x, q, method="midpoint")`` at ``q = k / max_bins``, ``0 < k < max_bins``,
-    for the values ``x`` that hold ``counts[k]`` copies of ``distinct[k]``.
-
-    Bit for bit numpy's arithmetic (numpy 1.22+'s ``midpoint`` rule and its
-    two-sided linear interpolation), read off the value counts instead of a
-    partitioned copy of the column.
-    """
-    n = int(counts.sum())
+def _midpoint_ranks(n, max_bins):
+    """The ranks numpy's ``midpoint`` quantiles of ``n`` values at ``q = k / max_bins``
+    (``0 < k < max_bins``) read: the lower and upper neighbours' ranks and the weight
+    ``gamma`` of the upper one (numpy 1.22+'s arithmetic)."""
     quantiles = np.linspace(0.0, 1.0, max_bins + 1)[1:-1]
     scaled = (n - 1) * quantiles
     virtual = 0.5 * (np.floor(scaled) + np.ceil(scaled))
@@ -119,11 +117,12 @@ def midpoint_quantiles(distinct, counts, max_bins):
     above = virtual >= n - 1
     previous[above] = n - 1
     following[above] = n - 1
-    # The value of rank r is the first distinct value whose cumulative count exceeds r.
-    cumulative = np.cumsum(counts)
-    low = distinct[np.searchsorted(cumulative, previous.astype(np.intp), side="right")]
-    high = distinct[np.searchsorted(cumulative, following.astype(np.intp), side="right")]
     gamma = np.where(virtual % 1 == 0, 0.0, 0.5)
+    return previous.astype(np.intp), following.astype(np.intp), gamma
+
+
+def _interpolated(low, high, gamma):
+    """numpy's two-sided linear interpolation between the neighbours ``low`` and ``high``."""
     difference = high - low
     result = low + difference * gamma
     upper = gamma >= 0.5
@@ -131,15 +130,47 @@ def midpoint_quantiles(distinct, counts, max_bins):
     return result
 
 
-def _quantile_edges(distinct, counts, max_bins):
-    edges = np.unique(midpoint_quantiles(distinct, counts, max_bins))
+def midpoint_quantiles(distinct, counts, max_bins):
+    """``np.quantile(x, q, method="midpoint")`` at ``q = k / max_bins``, ``0 < k < max_bins``,
+    for the values ``x`` that hold ``counts[k]`` copies of ``distinct[k]``.
+
+    Bit for bit numpy's arithmetic (numpy 1.22+'s ``midpoint`` rule and its
+    two-sided linear interpolation), read off the value counts instead of a
+    partitioned copy of the column.
+    """
+    previous, following, gamma = _midpoint_ranks(int(counts.sum()), max_bins)
+    # The value of rank r is the first distinct value whose cumulative count exceeds r.
+    cumulative = np.cumsum(counts)
+    low = distinct[np.searchsorted(cumulative, previous, side="right")]
+    high = distinct[np.searchsorted(cumulative, following, side="right")]
+    return _interpolated(low, high, gamma)
+
+
+def sorted_midpoint_quantiles(ascending, max_bins):
+    """:func:`midpoint_quantiles` of the values of the sorted array ``ascending``
+    (float32 or float64, no NaN), read at their ranks; as float64, -0.0 as 0.0."""
+    previous, following, gamma = _midpoint_ranks(ascending.shape[0], max_bins)
+    low = ascending[previous].astype(np.float64) + 0.0  # -0.0 + 0.0 is 0.0
+    high = ascending[following].astype(np.float64) + 0.0
+    return _interpolated(low, high, gamma)
+
+
+def _edges_between(quantiles, ascending):
+    """The bin edges from the quantiles of the sorted values ``ascending`` (the column's
+    distinct values, or all of them): repeated edges merged, and none that would
+    leave a bin empty."""
+    edges = np.unique(quantiles)
     # An edge equal to the largest value would leave the last bin empty.
-    edges = edges[edges < distinct[-1]]
+    edges = edges[edges < ascending[-1]]
     # Two edges in one gap between values leave a bin empty: drop its upper edge
     # (merging it into the next bin, which holds rows). Bin k holds a value when more
-    # distinct values are <= edges[k] than <= edges[k-1].
-    at_most = np.searchsorted(distinct, edges, side="right")
+    # values are <= edges[k] than <= edges[k-1].
+    at_most = np.searchsorted(ascending, edges, side="right")
     return edges[np.diff(at_most, prepend=0) > 0]
+
+
+def _quantile_edges(distinct, counts, max_bins):
+    return _edges_between(midpoint_quantiles(distinct, counts, max_bins), distinct)
 
 
 def padded(sorted_values):
@@ -188,7 +219,11 @@ def quantile_bin_edges(known_values, max_bins, parallel=True):
     n = known.shape[0]
     sampled = n > BIN_SAMPLE_ROWS
     sample = known[sample_positions(n, BIN_SAMPLE_ROWS)] if sampled else known
-    distinct, counts = _distinct_counts(sample)
+    ascending = np.sort(sample)
+    if _kernels.distinct_at_most(ascending, max_bins + 1) > max_bins:
+        # Quantiles read straight off the sorted values, no distinct values listed.
+        return _edges_between(sorted_midpoint_quantiles(ascending, max_bins), ascending)
+    distinct, counts = _distinct_counts(ascending, presorted=True)
     if sampled and distinct.shape[0] <= max_bins:
         # Exactness for few distinct values: look for values the sample missed.
         n_unseen = _count_unseen(known, distinct, parallel)
