@@ -85,13 +85,11 @@ def sample_positions(n_values, n_sample):
     return positions
 
 
-def _distinct_counts(values, presorted=False):
-    """Sorted distinct values of a column without NaN, and how often each occurs.
-
-    ``np.sort`` (a copy, in the column's own dtype; not when ``presorted``), then one
-    pass for the runs (:func:`treelearn.data._kernels.value_runs`); -0.0 counts as 0.0.
+def _distinct_counts(ascending):
+    """The distinct values of a sorted column (``np.sort``: NaN last, and left out) as
+    float64, and how often each occurs: one pass for the runs
+    (:func:`treelearn.data._kernels.value_runs`); -0.0 counts as 0.0.
     """
-    ascending = values if presorted else np.sort(values)
     distinct = np.empty(ascending.shape[0])
     counts = np.empty(ascending.shape[0], dtype=np.int64)
     n_runs = _kernels.value_runs(ascending, distinct, counts)
@@ -223,7 +221,7 @@ def quantile_bin_edges(known_values, max_bins, parallel=True):
     if _kernels.distinct_at_most(ascending, max_bins + 1) > max_bins:
         # Quantiles read straight off the sorted values, no distinct values listed.
         return _edges_between(sorted_midpoint_quantiles(ascending, max_bins), ascending)
-    distinct, counts = _distinct_counts(ascending, presorted=True)
+    distinct, counts = _distinct_counts(ascending)
     if sampled and distinct.shape[0] <= max_bins:
         # Exactness for few distinct values: look for values the sample missed.
         n_unseen = _count_unseen(known, distinct, parallel)
