@@ -160,6 +160,17 @@ def threshold_missing_child(out_rows, t, n_missing, child_weight, n_children):
     return heaviest
 
 
+@njit(cache=True, inline="always")
+def _link_children(node_int, node, f, kind, missing_child, first, n_children):
+    """The entries every split writes into ``node``'s row: its feature, its kind,
+    its children ``first .. first + n_children - 1`` and the one missing values take."""
+    node_int[node, I_FEATURE] = f
+    node_int[node, I_KIND] = kind
+    node_int[node, I_MISSING_CHILD] = missing_child
+    node_int[node, I_FIRST_CHILD] = first
+    node_int[node, I_N_CHILDREN] = n_children
+
+
 @njit(cache=True)
 def record_split(node_int, node_float, node, split, first, n_children, missing_child, multiway,
                   thresholds, coc, missing_code, category_pool, n_cat):  # fmt: skip
@@ -170,11 +181,9 @@ def record_split(node_int, node_float, node, split, first, n_children, missing_c
         record_threshold_split(node_int, node_float, node, split.reshape((1, -1)), 0, first,
                                n_children, missing_child, thresholds)  # fmt: skip
         return category_pool, n_cat
-    node_int[node, I_FEATURE] = int(split[OUT_FEATURE])
-    node_int[node, I_MISSING_CHILD] = missing_child
-    node_int[node, I_FIRST_CHILD] = first
-    node_int[node, I_N_CHILDREN] = n_children
-    node_int[node, I_KIND] = NODE_MULTIWAY if multiway else NODE_SUBSET
+    _link_children(node_int, node, int(split[OUT_FEATURE]),
+                   NODE_MULTIWAY if multiway else NODE_SUBSET, missing_child, first,
+                   n_children)  # fmt: skip
     if n_cat + missing_code > category_pool.shape[0]:
         bigger = np.empty(2 * (n_cat + missing_code), dtype=np.int64)
         bigger[:n_cat] = category_pool[:n_cat]
@@ -193,11 +202,7 @@ def record_threshold_split(node_int, node_float, node, split_rows, t, first, n_c
     split = split_rows[t]
     f = int(split[OUT_FEATURE])
     threshold_kind, threshold_ptr, threshold_values = thresholds
-    node_int[node, I_FEATURE] = f
-    node_int[node, I_MISSING_CHILD] = missing_child
-    node_int[node, I_FIRST_CHILD] = first
-    node_int[node, I_N_CHILDREN] = n_children
-    node_int[node, I_KIND] = NODE_THRESHOLD
+    _link_children(node_int, node, f, NODE_THRESHOLD, missing_child, first, n_children)
     node_int[node, I_LEFT_CODE] = int(split[OUT_LEFT_CODE])
     node_int[node, I_RIGHT_CODE] = int(split[OUT_RIGHT_CODE])
     node_float[node, F_THRESHOLD] = threshold_of(
