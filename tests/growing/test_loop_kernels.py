@@ -227,6 +227,34 @@ def test_local_mode(config, task, max_bins):
     assert local.any() or config in ("max_depth", "min_impurity_decrease", "min_gain")
 
 
+def test_local_pair_nodes_keep_each_sides_gain():
+    """A node of two rows is searched from their codes, one scan for each side of
+    the cut (_search_pair). The two sides' gains are equal in exact arithmetic but
+    not always in floating point: here rows 0 and 1 (a node of two rows in local
+    mode) gain 0.19900657453029670 with row 0 left (feature "p0_left") and
+    0.19900657453029666 with row 1 left (feature "p1_left", searched first). The
+    higher gain wins, as in the Python loop: one gain for both sides would keep
+    "p1_left", the first of two equal gains."""
+    frame = pd.DataFrame({
+        "p1_left": [1.0, 0.0, 5.0, 5.0],
+        "p0_left": [0.0, 1.0, 5.0, 5.0],
+    })  # fmt: skip
+    y = np.array([0.4116305363741328, 1.0425133694426776, 1000.0, 1002.0])
+    gains = []
+    for left_first in ([1, 0], [0, 1]):
+        best = np.empty(4)
+        total = np.array([2.0, 2.0, y[:2].sum(), (y[:2] ** 2).sum()])
+        split_kernels._scan_sorted_values(
+            np.array([0, 1], dtype=np.uint8), np.array(left_first, dtype=np.int32), 2, 2,
+            np.ones(2), y, total, 0.0, 1, 0.0, best,
+        )  # fmt: skip
+        gains.append(best[0])
+    assert gains[0] < gains[1]  # (the data's premise: row 0 left gains more)
+    tree = grow_both(build_dataset(frame), y, np.ones(4), 0, spec_for(0))
+    pair = np.flatnonzero((tree.n_samples == 2) & (tree.value[:, 0] < 10.0))
+    assert tree.feature[pair].tolist() == [1]
+
+
 @pytest.mark.parametrize("max_depth, depth, n_rows, pays", [
     (-1, 30, local_kernels.LOCAL_MAX_ROWS, True),
     (-1, 0, local_kernels.LOCAL_MAX_ROWS + 1, False),

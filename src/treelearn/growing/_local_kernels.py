@@ -13,7 +13,9 @@ have grown it itself:
   in code order for every feature without sorting, and is searched by
   :func:`~treelearn.splitting._kernels.scan_sorted_rows` straight from them:
   no histogram, no 255-bin scan of a node of 40 rows, no reads of the large
-  code matrix at scattered rows.
+  code matrix at scattered rows. A child that will not be searched (a leaf)
+  or that holds two rows (searched from its two rows' codes, by
+  :func:`_search_pair`) is left out of the partition.
 
 Rows of one code are summed in node order (the row order of the depth-first
 loop, kept by every stable partition), as the histogram paths sum them, so
@@ -177,6 +179,39 @@ def _partition_orders(local_order, local_keys, a, b, goes_left, spare_rows, spar
 
 
 @njit(cache=True, _nrt=False)
+def _keep_left_orders(local_order, local_keys, a, b, goes_left):
+    """:func:`_partition_orders` of the left child's run only (stable, in place): the
+    right child's positions are left as they come."""
+    for f in range(local_order.shape[0]):
+        order = local_order[f]
+        keys = local_keys[f]
+        n_left = 0
+        for i in range(a, b):
+            j = order[i]
+            if goes_left[j]:
+                order[a + n_left] = j
+                keys[a + n_left] = keys[i]
+                n_left += 1
+
+
+@njit(cache=True, _nrt=False)
+def _keep_right_orders(local_order, local_keys, a, b, goes_left):
+    """:func:`_partition_orders` of the right child's run only (stable, in place, from
+    the end: a row is written at or after the one read): the left child's positions
+    are left as they come."""
+    for f in range(local_order.shape[0]):
+        order = local_order[f]
+        keys = local_keys[f]
+        n_right = 0
+        for i in range(b - 1, a - 1, -1):
+            j = order[i]
+            if not goes_left[j]:
+                n_right += 1
+                order[b - n_right] = j
+                keys[b - n_right] = keys[i]
+
+
+@njit(cache=True, _nrt=False)
 def _present_classes(node_rows, a, b, row_class, stats, class_map, present_class,
                      present_stats):  # fmt: skip
     """The node's statistics over the classes of positive weight only (in class
@@ -239,6 +274,10 @@ def _search_local(ws, search, order, limits, criterion, is_classification, a, b,
     )  # fmt: skip
     out[OUT_GAIN] = -np.inf
     out[OUT_FEATURE] = -1.0
+    if b - a == 2:
+        _search_pair(ws, search, order, criterion, is_classification, a, stats, parent_cost,
+                     row_class, work_rows, best, out)  # fmt: skip
+        return split_admissible(out, limits, node_weight)
     n_visited = 0
     for j in range(order.shape[0]):
         if n_visited >= max_features:
@@ -253,6 +292,69 @@ def _search_local(ws, search, order, limits, criterion, is_classification, a, b,
             n_visited += 1
             keep_split_if_better(out, f, best, False)
     return split_admissible(out, limits, node_weight)
+
+
+@njit(cache=True, _nrt=False)
+def _search_pair(ws, search, order, criterion, is_classification, a, stats, parent_cost,
+                 row_class, work_rows, best, out):  # fmt: skip
+    """:func:`_search_local`'s loop over the features of a node of two rows, ``p`` and
+    ``q`` (``node_rows[a]``, ``node_rows[a + 1]``), read from their codes alone: the
+    features' code-ordered runs are not needed, so the caller need not partition them
+    for such a node.
+
+    A feature with both rows known and apart has one cut, ``p`` left of it or ``q``
+    left of it, and its gain depends on that side alone: the scan sums the same rows
+    in the same order whatever the feature. So each side is scanned once, at the
+    first feature that puts it left; every later feature of that side gets the same
+    gain with its own two codes, kept or not by the same tie rule (a lower feature
+    index wins a tie). A feature whose two codes are equal has one value (neither
+    counted against ``max_features`` nor kept, as the scan has it); one with a row
+    missing is scanned.
+    """
+    local_codes, node_rows, targets, spare_rows, spare_keys = ws[0], ws[3], ws[5], ws[9], ws[10]
+    n_codes, max_features, min_count, min_weight = search[0], search[3], search[4], search[5]
+    whole_weights = search[14]
+    p = node_rows[a]
+    q = node_rows[a + 1]
+    side_gain = (np.nan, np.nan)  # per side, the gain of its cut; NaN: not scanned yet
+    side_missing_left = (0.0, 0.0)
+    n_visited = 0
+    for j in range(order.shape[0]):
+        if n_visited >= max_features:
+            break
+        f = order[j]
+        code_p = local_codes[f, p]
+        code_q = local_codes[f, q]
+        if code_p == code_q:
+            continue
+        n_visited += 1
+        missing_code = n_codes[f]
+        side = 0 if code_p < code_q else 1
+        low, high = (code_p, code_q) if side == 0 else (code_q, code_p)
+        if high != missing_code and not np.isnan(side_gain[side]):
+            best[0] = side_gain[side]
+            best[1] = low
+            best[2] = high
+            best[3] = side_missing_left[side]
+            keep_split_if_better(out, f, best, False)
+            continue
+        spare_rows[0] = p if side == 0 else q
+        spare_rows[1] = q if side == 0 else p
+        spare_keys[0] = low
+        spare_keys[1] = high
+        scan_sorted_rows(
+            spare_keys, spare_rows, 2, missing_code, targets[0], row_class, targets[1],
+            is_classification, stats, parent_cost, criterion, min_count, min_weight,
+            work_rows, best, whole_weights,
+        )  # fmt: skip
+        keep_split_if_better(out, f, best, False)
+        if high != missing_code:
+            if side == 0:
+                side_gain = (best[0], side_gain[1])
+                side_missing_left = (best[3], side_missing_left[1])
+            else:
+                side_gain = (side_gain[0], best[0])
+                side_missing_left = (side_missing_left[0], best[3])
 
 
 @njit(cache=True, inline="always")
@@ -332,8 +434,16 @@ def grow_local(data, search, rng, limits, thresholds, tables, ws, root, start, e
             child_weight[k] = w
             child_may_split[k] = may_split(limits, child_depth, bounds[k + 1] - bounds[k], w,
                                            impurity)  # fmt: skip
-        if child_may_split[0] or child_may_split[1]:
+        # Each feature's code-ordered run is needed by the children searched from
+        # it: those that may split, of more than two rows (see _search_pair).
+        left_needs = child_may_split[0] and bounds[1] - a > 2
+        right_needs = child_may_split[1] and b - bounds[1] > 2
+        if left_needs and right_needs:
             _partition_orders(local_order, local_keys, a, b, goes_left, spare_rows, spare_keys)
+        elif left_needs:
+            _keep_left_orders(local_order, local_keys, a, b, goes_left)
+        elif right_needs:
+            _keep_right_orders(local_order, local_keys, a, b, goes_left)
         for k in range(2):
             child_found[k] = False
             if child_may_split[k]:
