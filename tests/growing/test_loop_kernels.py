@@ -17,6 +17,7 @@ from sklearn.datasets import make_classification, make_regression
 
 from treelearn import CARTClassifier, CARTRegressor
 from treelearn._dtypes import NODE_THRESHOLD
+from treelearn.criteria._kernels import SQUARED_ERROR, weighted_impurity
 from treelearn.data import dataset as dataset_module
 from treelearn.data.dataset import build_dataset
 from treelearn.estimators.base import _numba_threads as numba_threads
@@ -244,9 +245,10 @@ def test_local_pair_nodes_keep_each_sides_gain():
     for left_first in ([1, 0], [0, 1]):
         best = np.empty(4)
         total = np.array([2.0, 2.0, y[:2].sum(), (y[:2] ** 2).sum()])
+        parent_cost = weighted_impurity(total, SQUARED_ERROR)
         split_kernels._scan_sorted_values(
             np.array([0, 1], dtype=np.uint8), np.array(left_first, dtype=np.int32), 2, 2,
-            np.ones(2), y, total, 0.0, 1, 0.0, best,
+            np.ones(2), y, total, parent_cost, 1, 0.0, best,
         )  # fmt: skip
         gains.append(best[0])
     assert gains[0] < gains[1]  # (the data's premise: row 0 left gains more)
