@@ -245,9 +245,10 @@ def _present_classes(node_rows, a, b, row_class, stats, class_map, present_class
 def _search_local(ws, search, order, limits, criterion, is_classification, a, b, stats_rows, k,
                   node_weight, best, out_rows):  # fmt: skip
     """``Grower._search`` of the local node ``[a, b)`` (every feature numeric, its
-    statistics ``stats_rows[k]``): each feature scanned from its code-ordered run,
-    in the order ``order`` (all features, or ``rng.permutation`` of them, drawn by
-    the caller). True when the best split (in ``out_rows[k]``) is admissible.
+    statistics ``stats_rows[k]``): each feature scanned from its code-ordered run
+    (a node of two rows from its rows' codes, :func:`_search_pair`), in the order
+    ``order`` (all features, or ``rng.permutation`` of them, drawn by the caller).
+    True when the best split (in ``out_rows[k]``) is admissible.
 
     Without reference counting: every view it takes of the workspace (each
     feature's run of keys and rows, the targets, the scratch rows) would
