@@ -134,22 +134,17 @@ def _partition_node(local_codes, f, node_rows, a, b, left_code, missing_code, mi
     for i in range(a, b):
         j = node_rows[i]
         code = local_codes[f, j]
-        if code == missing_code:
-            n_missing += 1
-            left = missing_left
-        else:
-            left = code <= left_code
+        is_missing = code == missing_code
+        n_missing += is_missing
+        left = missing_left if is_missing else code <= left_code
         goes_left[j] = left
-        if left:
-            node_rows[a + n_left] = j
-            n_left += 1
-            add_gathered_row(child_stats[0], j, targets[0], targets[1], targets[1],
-                             is_classification)  # fmt: skip
-        else:
-            spare_rows[n_right] = j
-            n_right += 1
-            add_gathered_row(child_stats[1], j, targets[0], targets[1], targets[1],
-                             is_classification)  # fmt: skip
+        # Both places written, one kept: no branch on the side, which is random.
+        node_rows[a + n_left] = j
+        spare_rows[n_right] = j
+        n_left += left
+        n_right += not left
+        add_gathered_row(child_stats[0 if left else 1], j, targets[0], targets[1], targets[1],
+                         is_classification)  # fmt: skip
     for i in range(n_right):
         node_rows[a + n_left + i] = spare_rows[i]
     return a + n_left, n_missing
@@ -157,7 +152,12 @@ def _partition_node(local_codes, f, node_rows, a, b, left_code, missing_code, mi
 
 @njit(cache=True, _nrt=False)
 def _partition_orders(local_order, local_keys, a, b, goes_left, spare_rows, spare_keys):
-    """Stable partition of every feature's code-ordered run ``[a, b)`` by ``goes_left``."""
+    """Stable partition of every feature's code-ordered run ``[a, b)`` by ``goes_left``.
+
+    Each row is written to both sides and counted on one (a left write lands at or
+    before the row read): the side is random in every feature but the split's, and
+    a branch on it mispredicted about one row in two (6 ns a row, against 1.2 ns
+    without the branch, measured on 20 features of 8-512 rows)."""
     for f in range(local_order.shape[0]):
         order = local_order[f]
         keys = local_keys[f]
@@ -165,14 +165,14 @@ def _partition_orders(local_order, local_keys, a, b, goes_left, spare_rows, spar
         n_right = 0
         for i in range(a, b):
             j = order[i]
-            if goes_left[j]:
-                order[a + n_left] = j
-                keys[a + n_left] = keys[i]
-                n_left += 1
-            else:
-                spare_rows[n_right] = j
-                spare_keys[n_right] = keys[i]
-                n_right += 1
+            key = keys[i]
+            left = goes_left[j]
+            order[a + n_left] = j
+            keys[a + n_left] = key
+            spare_rows[n_right] = j
+            spare_keys[n_right] = key
+            n_left += left
+            n_right += not left
         for i in range(n_right):
             order[a + n_left + i] = spare_rows[i]
             keys[a + n_left + i] = spare_keys[i]
@@ -181,34 +181,35 @@ def _partition_orders(local_order, local_keys, a, b, goes_left, spare_rows, spar
 @njit(cache=True, _nrt=False)
 def _keep_left_orders(local_order, local_keys, a, b, goes_left):
     """:func:`_partition_orders` of the left child's run only (stable, in place): the
-    right child's positions are left as they come."""
+    right child's positions are left as they come. Without a branch on the side
+    (as :func:`_partition_orders`)."""
     for f in range(local_order.shape[0]):
         order = local_order[f]
         keys = local_keys[f]
         n_left = 0
         for i in range(a, b):
             j = order[i]
-            if goes_left[j]:
-                order[a + n_left] = j
-                keys[a + n_left] = keys[i]
-                n_left += 1
+            key = keys[i]
+            order[a + n_left] = j
+            keys[a + n_left] = key
+            n_left += goes_left[j]
 
 
 @njit(cache=True, _nrt=False)
 def _keep_right_orders(local_order, local_keys, a, b, goes_left):
     """:func:`_partition_orders` of the right child's run only (stable, in place, from
     the end: a row is written at or after the one read): the left child's positions
-    are left as they come."""
+    are left as they come. Without a branch on the side (as :func:`_partition_orders`)."""
     for f in range(local_order.shape[0]):
         order = local_order[f]
         keys = local_keys[f]
         n_right = 0
         for i in range(b - 1, a - 1, -1):
             j = order[i]
-            if not goes_left[j]:
-                n_right += 1
-                order[b - n_right] = j
-                keys[b - n_right] = keys[i]
+            key = keys[i]
+            order[b - 1 - n_right] = j
+            keys[b - 1 - n_right] = key
+            n_right += not goes_left[j]
 
 
 @njit(cache=True, _nrt=False)

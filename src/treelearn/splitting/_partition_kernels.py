@@ -168,12 +168,11 @@ def partition_threshold(codes_f, rows, start, end, left_code, missing_code, miss
         r = rows[i]
         code = codes_f[r]
         goes_left = missing_left if code == missing_code else code <= left_code
-        if goes_left:
-            rows[start + n_left] = r
-            n_left += 1
-        else:
-            buffer[n_right] = r
-            n_right += 1
+        # Both places written, one kept: no branch on the side, which is random.
+        rows[start + n_left] = r
+        buffer[n_right] = r
+        n_left += goes_left
+        n_right += not goes_left
     for i in range(n_right):  # (a loop: a slice copy may allocate)
         rows[start + n_left + i] = buffer[i]
     return start + n_left
