@@ -180,9 +180,9 @@ def _partition_orders(local_order, local_keys, a, b, goes_left, spare_rows, spar
 
 @njit(cache=True, _nrt=False)
 def _keep_left_orders(local_order, local_keys, a, b, goes_left):
-    """:func:`_partition_orders` of the left child's run only (stable, in place): the
-    right child's positions are left as they come. Without a branch on the side
-    (as :func:`_partition_orders`)."""
+    """:func:`_partition_orders` of the left child's run only (stable, in place, without
+    a branch on the side): the right child's positions are left holding no run (rows
+    written there in passing, or as they came), as that child is not searched from them."""
     for f in range(local_order.shape[0]):
         order = local_order[f]
         keys = local_keys[f]
@@ -198,8 +198,9 @@ def _keep_left_orders(local_order, local_keys, a, b, goes_left):
 @njit(cache=True, _nrt=False)
 def _keep_right_orders(local_order, local_keys, a, b, goes_left):
     """:func:`_partition_orders` of the right child's run only (stable, in place, from
-    the end: a row is written at or after the one read): the left child's positions
-    are left as they come. Without a branch on the side (as :func:`_partition_orders`)."""
+    the end: a row is written at or after the one read; without a branch on the
+    side): the left child's positions are left holding no run, as that child is not
+    searched from them."""
     for f in range(local_order.shape[0]):
         order = local_order[f]
         keys = local_keys[f]
