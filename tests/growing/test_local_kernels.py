@@ -1,0 +1,125 @@
+"""Local mode's partitions, each against a numpy reference.
+
+The whole-tree tests of ``test_loop_kernels.py`` cannot see every fault of
+these kernels: rows of one code summed in another order change a gain in its
+last bit at most, which rarely changes a tree. So each partition is checked
+here directly: stable, every row moved with its key, rows outside the node
+untouched, and (for the one-sided partitions) the kept child's run exact.
+"""
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from treelearn.growing import _local_kernels as local_kernels
+
+SETTINGS = settings(max_examples=100, deadline=None)
+
+
+@st.composite
+def local_runs(draw):
+    """Code-ordered runs of ``n_features`` features over ``m`` local rows: the node's
+    rows at ``[a, b)`` of every feature's run (in that feature's code order, ties by
+    row), the other rows around them; and each row's side."""
+    m = draw(st.integers(1, 80))
+    n_features = draw(st.integers(1, 4))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    codes = rng.integers(0, draw(st.integers(1, 20)), (n_features, m)).astype(np.uint8)
+    a = draw(st.integers(0, m - 1))
+    b = draw(st.integers(a + 1, m))
+    shuffled = rng.permutation(m)
+    node, others = np.sort(shuffled[: b - a]), shuffled[b - a :]
+    order = np.empty((n_features, m), dtype=np.int32)
+    for f in range(n_features):
+        order[f, :a] = others[:a]
+        order[f, a:b] = node[np.argsort(codes[f, node], kind="stable")]
+        order[f, b:] = others[a:]
+    keys = np.take_along_axis(codes, order, axis=1)
+    goes_left = rng.random(m) < draw(st.floats(0.0, 1.0))
+    return order, keys, a, b, goes_left
+
+
+def _expected_runs(order, keys, a, b, goes_left):
+    """Each feature's node run split stably: the left rows, then the right ones."""
+    run_order = order[:, a:b]
+    run_keys = keys[:, a:b]
+    left = goes_left[run_order]
+    n_left = int(left[0].sum())
+    lefts = [(o[s], k[s]) for o, k, s in zip(run_order, run_keys, left, strict=True)]
+    rights = [(o[~s], k[~s]) for o, k, s in zip(run_order, run_keys, left, strict=True)]
+    return n_left, lefts, rights
+
+
+@SETTINGS
+@given(runs=local_runs())
+def test_partition_orders_is_a_stable_split_of_every_run(runs):
+    order, keys, a, b, goes_left = runs
+    n_left, lefts, rights = _expected_runs(order, keys, a, b, goes_left)
+    new_order, new_keys = order.copy(), keys.copy()
+    m = order.shape[1]
+    local_kernels._partition_orders(
+        new_order, new_keys, a, b, goes_left, np.empty(m, np.int32), np.empty(m, np.uint8)
+    )
+    for f in range(order.shape[0]):
+        np.testing.assert_array_equal(new_order[f, a : a + n_left], lefts[f][0])
+        np.testing.assert_array_equal(new_keys[f, a : a + n_left], lefts[f][1])
+        np.testing.assert_array_equal(new_order[f, a + n_left : b], rights[f][0])
+        np.testing.assert_array_equal(new_keys[f, a + n_left : b], rights[f][1])
+    for new, old in ((new_order, order), (new_keys, keys)):
+        np.testing.assert_array_equal(new[:, :a], old[:, :a])
+        np.testing.assert_array_equal(new[:, b:], old[:, b:])
+
+
+@SETTINGS
+@given(runs=local_runs())
+def test_one_sided_partitions_keep_their_childs_run(runs):
+    order, keys, a, b, goes_left = runs
+    n_left, lefts, rights = _expected_runs(order, keys, a, b, goes_left)
+    left_order, left_keys = order.copy(), keys.copy()
+    local_kernels._keep_left_orders(left_order, left_keys, a, b, goes_left)
+    right_order, right_keys = order.copy(), keys.copy()
+    local_kernels._keep_right_orders(right_order, right_keys, a, b, goes_left)
+    for f in range(order.shape[0]):
+        np.testing.assert_array_equal(left_order[f, a : a + n_left], lefts[f][0])
+        np.testing.assert_array_equal(left_keys[f, a : a + n_left], lefts[f][1])
+        np.testing.assert_array_equal(right_order[f, a + n_left : b], rights[f][0])
+        np.testing.assert_array_equal(right_keys[f, a + n_left : b], rights[f][1])
+    for new in (left_order, left_keys, right_order, right_keys):
+        old = order if new.dtype == order.dtype else keys
+        np.testing.assert_array_equal(new[:, :a], old[:, :a])
+        np.testing.assert_array_equal(new[:, b:], old[:, b:])
+
+
+@SETTINGS
+@given(runs=local_runs(), missing_left=st.booleans(), left_code=st.integers(-1, 20))
+def test_partition_node_splits_rows_and_sums_each_child(runs, missing_left, left_code):
+    order, _, a, b, _ = runs
+    m = order.shape[1]
+    rng = np.random.default_rng(m + a + b)
+    missing_code = 15
+    local_codes = rng.integers(0, missing_code + 1, (1, m)).astype(np.uint8)
+    node_rows = rng.permutation(m).astype(np.int32)
+    # Whole weights and targets: every sum is exact, whatever its order.
+    targets = np.vstack([rng.integers(1, 4, m), rng.integers(-5, 6, m)]).astype(np.float64)
+    original = node_rows.copy()
+    goes_left = np.zeros(m, dtype=np.bool_)
+    child_stats = np.full((2, 4), np.nan)
+    middle, n_missing = local_kernels._partition_node(
+        local_codes, 0, node_rows, a, b, left_code, missing_code, missing_left, goes_left,
+        targets, False, child_stats, np.empty(m, np.int32),
+    )  # fmt: skip
+    node = original[a:b]
+    node_codes = local_codes[0, node].astype(np.int64)
+    left = np.where(node_codes == missing_code, missing_left, node_codes <= left_code)
+    assert middle == a + int(left.sum())
+    assert n_missing == int((node_codes == missing_code).sum())
+    np.testing.assert_array_equal(node_rows[a:middle], node[left])
+    np.testing.assert_array_equal(node_rows[middle:b], node[~left])
+    np.testing.assert_array_equal(node_rows[:a], original[:a])
+    np.testing.assert_array_equal(node_rows[b:], original[b:])
+    np.testing.assert_array_equal(goes_left[node], left)
+    weight, y = targets[0], targets[1]
+    for k, rows in enumerate((node[left], node[~left])):
+        w, v = weight[rows], y[rows]
+        expected = [rows.shape[0], w.sum(), (w * v).sum(), (w * v * v).sum()]
+        np.testing.assert_array_equal(child_stats[k], expected)
