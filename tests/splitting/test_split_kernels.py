@@ -96,7 +96,7 @@ def find_split(
         node_hist = np.vstack(blocks)
     sorted_slot = np.full(n_features, -1, dtype=np.int64)
     sorted_rows = np.zeros((0, n), dtype=np.int32)
-    if path in ("presorted", "gathered"):
+    if path in ("presorted", "gathered", "gathered_unit"):
         numeric = [f for f in range(n_features) if not is_nominal[f]]
         sorted_rows = np.zeros((len(numeric), n), dtype=np.int32)
         for slot, f in enumerate(numeric):
@@ -138,8 +138,9 @@ def find_split(
         "sorted_rows": sorted_rows,
         "sorted_slot": sorted_slot,
     }
-    if path == "gathered":  # presorted rows gathered in code order before the scan
-        available["sorted_scan"] = K.sorted_scan_buffers(1, n)
+    if path in ("gathered", "gathered_unit"):  # presorted rows gathered in code order
+        # ("gathered_unit": weights all 1, only the targets gathered)
+        available["sorted_scan"] = K.sorted_scan_buffers(1, n, path == "gathered_unit")
     # Parameters added later with a default (e.g. surrogate options) keep it.
     parameters = inspect.signature(K.find_best_split.py_func).parameters.values()
     unknown = [p.name for p in parameters if p.name not in available and p.default is p.empty]
@@ -526,6 +527,36 @@ def test_gathered_presorted_scan_is_the_histograms_split(data, min_count):
         if by_hist["feature"] >= 0:
             for key in ("left_code", "right_code", "missing_left", "is_subset"):
                 assert other[key] == by_hist[key], (path, key, by_hist, other)
+
+
+@SETTINGS
+@given(data=node_data(task="any", max_rows=150), min_count=st.sampled_from([1, 2, 3]))
+def test_gathered_scan_of_unit_weights_is_the_histograms_split(data, min_count):
+    """Rows of weight 1 (no sample weights) have only their targets gathered, the
+    weights' row holding ones from the start: the histogram path's split, to the bit."""
+    data = _integer_data(data)
+    data["weight"] = np.ones_like(data["weight"])
+    args = (
+        data["codes"], data["n_codes"], data["is_nominal"], data["y"], data["weight"],
+        data["node_rows"], data["criterion"], data["n_classes"],
+    )  # fmt: skip
+    by_hist = find_split(*args, min_count=min_count, hist_ratio=HIST_ALWAYS)
+    other = find_split(*args, min_count=min_count, hist_ratio=SORT_ALWAYS, path="gathered_unit")
+    assert (other["gain"], other["feature"]) == (by_hist["gain"], by_hist["feature"])
+    if by_hist["feature"] >= 0:
+        for key in ("left_code", "right_code", "missing_left", "is_subset"):
+            assert other[key] == by_hist[key], (key, by_hist, other)
+
+
+def test_unit_weight_buffers_hold_ones_and_say_so():
+    keys, identity, gathered, unit_weights = K.sorted_scan_buffers(2, 5, unit_weights=True)
+    assert unit_weights is True and gathered.shape == (2, 2, 5)
+    np.testing.assert_array_equal(gathered[:, 0], 1.0)
+    own = K.own_sorted_scan((keys, identity, gathered, unit_weights), 3)
+    assert own[3] and own[2].shape == (1, 2, 3) and np.shares_memory(own[1], identity)
+    np.testing.assert_array_equal(own[2][0, 0], 1.0)
+    assert not K.sorted_scan_buffers(1, 4)[3]
+    assert K.own_sorted_scan(K.sorted_scan_buffers(1, 0), 3)[2].shape == (1, 2, 0)
 
 
 @SETTINGS

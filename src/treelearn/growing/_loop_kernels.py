@@ -85,6 +85,7 @@ from treelearn.splitting._kernels import (
     OUT_MISSING_LEFT,
     find_best_split,
     find_best_split_parallel,
+    own_sorted_scan,
 )
 from treelearn.splitting._partition_kernels import (
     partition_by_child,
@@ -471,11 +472,7 @@ def grow_subtrees(data, search, rng, kept, limits, thresholds, buffers, n_values
         np.empty_like(scratch_hist),
         np.empty(2 * largest + scratch_hist.shape[0] + 1, dtype=scratch_codes.dtype),
         np.zeros_like(scratch_mask), sorted_rows, sorted_slot, skip_missing, multiway,
-        whole_weights,
-        (
-            np.empty((1, largest), dtype=np.int64), sorted_scan[1],
-            np.empty((1, 2, largest if sorted_scan[2].shape[2] else 0)),
-        ),
+        whole_weights, own_sorted_scan(sorted_scan, largest),
     )  # fmt: skip
     child_of_row, sorted_buffer, partition_buffer = buffers
     own_buffers = (

@@ -249,6 +249,11 @@ def _are_whole(weight):
     )
 
 
+def _are_ones(weight):
+    """Whether every weight is exactly 1 (as when no sample weights are given)."""
+    return bool(weight.min(initial=1.0) == 1.0 and weight.max(initial=1.0) == 1.0)
+
+
 def _kernel_array(values, dtype):
     """``values`` as a C-contiguous, writable array of ``dtype`` (a copy only when
     needed; the kernels never write to it)."""
@@ -369,9 +374,12 @@ class Grower:
         # Presorted features' rows are gathered in code order into a buffer per
         # thread before they are scanned, allocated once (fresh pages per node
         # cost page faults); a row per numba thread when large nodes search on threads.
+        # Rows all of weight 1 (no sample weights) have only their targets gathered.
         threaded = n_threads > 1 and n >= PARALLEL_MIN_ROWS
         self.sorted_scan = split_kernels.sorted_scan_buffers(
-            numba.get_num_threads() if threaded else 1, n if self.sorted_features.size else 0
+            numba.get_num_threads() if threaded else 1,
+            n if self.sorted_features.size else 0,
+            unit_weights=not self.fractional and _are_ones(self.weight),
         )
         if self.gain_ratio:
             n_values = np.where(dataset.is_nominal, self.n_codes, 0)

@@ -55,6 +55,15 @@ def gather_targets(rows, start, end, y_class, y_value, weight, is_classification
 
 
 @njit(cache=True, _nrt=False)
+def gather_values(rows, start, end, y_class, y_value, is_classification, gathered):
+    """:func:`gather_targets` without the weights: ``gathered[1]`` only (for rows of
+    unit weight, whose ``gathered[0]`` holds ones already)."""
+    for i in range(end - start):
+        r = rows[start + i]
+        gathered[1, i] = y_class[r] if is_classification else y_value[r]
+
+
+@njit(cache=True, _nrt=False)
 def build_histogram(codes_f, rows, start, end, y_class, y_value, weight, is_classification, hist):
     """Histogram of one feature over ``rows[start:end]`` into ``hist`` (zeroed first)."""
     hist[:, :] = 0.0
