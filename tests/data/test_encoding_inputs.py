@@ -121,12 +121,26 @@ def test_quantile_edges_of_float32_equal_those_of_float64():
 
 
 def test_radix_sort_reads_float32_as_its_float64_value():
+    """A float32 column is sorted by 32-bit keys of its own bits, then widened: the
+    keys and rows of its float64 copy, ties in row order, NaN left out."""
     values = np.array([2.5, -0.0, np.nan, -1e-30, 0.0, 3e38, -3e38, 1e-45], dtype=np.float32)
-    for column in (values, np.repeat(values, 2)[::2]):
+    rng = np.random.default_rng(3)
+    # Every digit of the keys varies: magnitudes from subnormal to huge, both signs, ties.
+    spread = rng.standard_normal(20_000) * 10.0 ** rng.integers(-45, 38, 20_000)
+    spread = spread.astype(np.float32)
+    spread[rng.random(spread.size) < 0.05] = np.nan
+    spread[rng.random(spread.size) < 0.05] = -0.0
+    spread[rng.random(spread.size) < 0.05] = np.float32(np.inf) * rng.choice([-1, 1])
+    spread[1000:2000] = spread[:1000]  # ties
+    for column in (values, np.repeat(values, 2)[::2], spread, np.full(5, np.nan, np.float32)):
         keys, rows = _kernels.radix_sort(column)
         expected_keys, expected_rows = _kernels.radix_sort(column.astype(np.float64))
+        assert keys.dtype == expected_keys.dtype == np.uint64
         np.testing.assert_array_equal(keys, expected_keys)
         np.testing.assert_array_equal(rows, expected_rows)
+    known = ~np.isnan(spread)
+    order = np.argsort(spread.astype(np.float64) + 0.0, kind="stable")[: known.sum()]
+    np.testing.assert_array_equal(_kernels.radix_sort(spread)[1], order)
 
 
 def test_numeric_columns_are_read_only_views_of_the_input():

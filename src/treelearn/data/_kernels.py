@@ -36,9 +36,11 @@ Sorting
     values and their counts. Exact
     codes also need each row's rank: :func:`radix_sort_keys` sorts the values'
     bits as order-preserving unsigned keys, carrying each row's index, faster
-    than ``np.argsort``; :func:`write_key_ranks` then reads the distinct values
-    and each row's rank in one pass; :func:`write_code_values` reads the
-    distinct values back from the column and its codes.
+    than ``np.argsort`` (a float32 column: 32-bit keys of its own bits,
+    :func:`radix_sort_float32_keys`, widened after); :func:`write_key_ranks`
+    then reads the distinct values and each row's rank in one pass;
+    :func:`write_code_values` reads the distinct values back from the column
+    and its codes.
 
 Threads
     The ``*_parallel`` kernels split the rows into chunks of :data:`CHUNK` over
@@ -265,9 +267,10 @@ def scan_nan_inf(matrix, has_nan, has_inf):
             has_inf[j] = True
 
 
-#: Bits of the sort key taken per radix pass (six passes cover 64 bits).
+#: Bits of the sort key taken per radix pass (six passes cover 64 bits, three 32).
 DIGIT_BITS = 11
 N_DIGITS = 6
+N_DIGITS_32 = 3
 
 
 @njit(cache=True, nogil=True)
@@ -281,7 +284,8 @@ def radix_sort_keys(values, keys, index, keys_spare, index_spare):
     ``DIGIT_BITS`` bits a pass orders the keys and carries each row's index
     with its key; a pass whose digit is the same for every key is skipped (a
     float32 column cast to float64 has 29 zero low bits). Several times faster
-    than ``np.argsort``.
+    than ``np.argsort``; :func:`radix_sort_float32_keys` sorts a float32 column
+    in fewer, narrower passes.
 
     Returns ``(n_known, spare)``: the sorted keys and row indices are
     ``keys[:n_known]``/``index[:n_known]``, or the spare arrays when ``spare``.
@@ -305,14 +309,56 @@ def radix_sort_keys(values, keys, index, keys_spare, index_spare):
         n_known += 1
         for d in range(N_DIGITS):
             counts[d, (key >> np.uint64(d * DIGIT_BITS)) & digit_mask] += 1
+    spare = _radix_passes(keys, index, keys_spare, index_spare, n_known, counts)
+    return n_known, spare
+
+
+@njit(cache=True, nogil=True)
+def radix_sort_float32_keys(values, keys, index, keys_spare, index_spare):
+    """:func:`radix_sort_keys` of a float32 column with 32-bit keys, made from the
+    float32's own bits in the same way: three passes of 8 bytes a row (key and
+    index) instead of four of 12 (800,000 random values: 12 ns a value against
+    19). The keys order the values as the float64 keys do; equal values keep
+    their rows' order, so :func:`widen_float32_keys` of the result is
+    :func:`radix_sort_keys`' result, row for row."""
+    n = values.shape[0]
+    sign = np.uint32(0x80000000)
+    magnitude = np.uint32(0x7FFFFFFF)
+    infinity = np.uint32(0x7F800000)
+    digit_mask = np.uint32((1 << DIGIT_BITS) - 1)
+    counts = np.zeros((N_DIGITS_32, 1 << DIGIT_BITS), dtype=np.int64)
+    n_known = 0
+    for i in range(n):
+        b = np.float32(values[i]).view(np.uint32)
+        if (b & magnitude) > infinity:  # NaN
+            continue
+        if b == sign:  # -0.0
+            b = np.uint32(0)
+        key = np.uint32(~b) if b & sign else np.uint32(b | sign)
+        keys[n_known] = key
+        index[n_known] = i
+        n_known += 1
+        for d in range(N_DIGITS_32):
+            counts[d, (key >> np.uint32(d * DIGIT_BITS)) & digit_mask] += 1
+    spare = _radix_passes(keys, index, keys_spare, index_spare, n_known, counts)
+    return n_known, spare
+
+
+@njit(cache=True, nogil=True)
+def _radix_passes(keys, index, keys_spare, index_spare, n_known, counts):
+    """The LSD passes of the radix sorts: ``counts[d]`` is the histogram of digit
+    ``d`` of the first ``n_known`` keys (turned into write positions here); keys
+    and indices go back and forth between the two pairs of arrays. Returns
+    whether they end in the spare pair."""
+    digit_mask = np.uint64((1 << DIGIT_BITS) - 1)
     source_keys, source_index = keys, index
     target_keys, target_index = keys_spare, index_spare
     spare = False
-    for d in range(N_DIGITS):
+    for d in range(counts.shape[0]):
         if n_known == 0:
             break
         shift = np.uint64(d * DIGIT_BITS)
-        if counts[d, (source_keys[0] >> shift) & digit_mask] == n_known:
+        if counts[d, (np.uint64(source_keys[0]) >> shift) & digit_mask] == n_known:
             continue
         start = 0
         for r in range(1 << DIGIT_BITS):
@@ -321,7 +367,7 @@ def radix_sort_keys(values, keys, index, keys_spare, index_spare):
             start += count
         for i in range(n_known):
             key = source_keys[i]
-            r = (key >> shift) & digit_mask
+            r = (np.uint64(key) >> shift) & digit_mask
             position = counts[d, r]
             target_keys[position] = key
             target_index[position] = source_index[i]
@@ -329,7 +375,20 @@ def radix_sort_keys(values, keys, index, keys_spare, index_spare):
         source_keys, target_keys = target_keys, source_keys
         source_index, target_index = target_index, source_index
         spare = not spare
-    return n_known, spare
+    return spare
+
+
+@njit(cache=True, nogil=True)
+def widen_float32_keys(keys, out):
+    """``out[i]``: the :func:`radix_sort_keys` key (of the float64 value) of the
+    value whose :func:`radix_sort_float32_keys` key is ``keys[i]``."""
+    sign32 = np.uint32(0x80000000)
+    sign = np.uint64(1) << np.uint64(63)
+    for i in range(keys.shape[0]):
+        key = keys[i]
+        bits = np.uint32(key ^ sign32) if key & sign32 else np.uint32(~key)
+        b = np.float64(np.uint32(bits).view(np.float32)).view(np.uint64)
+        out[i] = ~b if b & sign else b | sign
 
 
 @njit(cache=True, nogil=True)
@@ -423,18 +482,25 @@ def as_kernel_floats(values):
 def radix_sort(values):
     """Sorted keys and rows of the known values of ``values`` (numbers; NaN: missing).
 
-    :func:`radix_sort_keys` with its buffers: returns ``(keys, rows)``, the keys
-    ascending and ``rows[i]`` the row of ``keys[i]``. A float32 or float64
-    column is read where it is (:func:`as_kernel_floats`).
+    :func:`radix_sort_keys` with its buffers (:func:`radix_sort_float32_keys` for
+    a float32 column, its keys then widened: the same keys and rows): returns
+    ``(keys, rows)``, the keys ascending and ``rows[i]`` the row of ``keys[i]``.
+    A float32 or float64 column is read where it is (:func:`as_kernel_floats`).
     """
     values = as_kernel_floats(values)
     n = values.shape[0]
     row_dtype = np.uint32 if n < 2**32 else np.int64
-    keys = np.empty(n, dtype=np.uint64)
+    key_dtype = np.uint32 if values.dtype == np.float32 else np.uint64
+    keys = np.empty(n, dtype=key_dtype)
     rows = np.empty(n, dtype=row_dtype)
-    spare_keys = np.empty(n, dtype=np.uint64)
+    spare_keys = np.empty(n, dtype=key_dtype)
     spare_rows = np.empty(n, dtype=row_dtype)
-    n_known, spare = radix_sort_keys(values, keys, rows, spare_keys, spare_rows)
+    sort = radix_sort_float32_keys if key_dtype == np.uint32 else radix_sort_keys
+    n_known, spare = sort(values, keys, rows, spare_keys, spare_rows)
     if spare:
         keys, rows = spare_keys, spare_rows
+    del spare_keys, spare_rows
+    if key_dtype == np.uint32:
+        narrow, keys = keys, np.empty(n_known, dtype=np.uint64)
+        widen_float32_keys(narrow[:n_known], keys)
     return keys[:n_known], rows[:n_known]
