@@ -35,7 +35,7 @@ from treelearn.growing._node_tables import (
     room_for,
     split_admissible,
     threshold_missing_child,
-    weight_of,
+    weight_of_row,
     write_node,
 )
 from treelearn.splitting._kernels import (
@@ -360,11 +360,18 @@ def _search_pair(ws, search, order, criterion, is_classification, a, stats, pare
                 side_missing_left = (side_missing_left[0], best[3])
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _copy_row(source, k, target, t):
-    """``target[t] = source[k]``, element by element (no views: no reference counting)."""
+    """``target[t] = source[k]``, element by element, without reference counting (not
+    inlined: numba's inlining makes each array argument a counted reference)."""
     for c in range(source.shape[1]):
         target[t, c] = source[k, c]
+
+
+@njit(cache=True)
+def _draw_order(rng, order):
+    """``order[:] = rng.permutation(order.shape[0])`` (the loop's draw, in place)."""
+    order[:] = rng.permutation(order.shape[0])
 
 
 @njit(cache=True)
@@ -401,7 +408,11 @@ def grow_local(data, search, rng, limits, thresholds, tables, ws, root, start, e
     child_found = np.zeros(2, dtype=np.bool_)
     child_may_split = np.zeros(2, dtype=np.bool_)
     bounds = np.empty(3, dtype=np.int64)
-    order = all_features  # the features' order of search; drawn afresh for each node if drawn
+    # The features' order of search, drawn afresh for each node if drawn. (Written
+    # in place, and the tables grown once, before the loop: a variable reassigned in
+    # the loop would count a reference up and down at every node.)
+    order = all_features.copy()
+    node_int, node_float = room_for(node_int, node_float, n_nodes, 2 * (end - start))
     stack_int[0, LS_NODE] = root
     stack_int[0, LS_A] = 0
     stack_int[0, LS_B] = end - start
@@ -424,11 +435,13 @@ def grow_local(data, search, rng, limits, thresholds, tables, ws, root, start, e
             stack_out[top, OUT_MISSING_LEFT] != 0.0, goes_left, targets, is_classification,
             child_stats, spare_rows,
         )  # fmt: skip
+        # Every split leaves a row or more on each side: at most 2m - 2 nodes below
+        # a root of m rows, for which there is room.
+        if n_nodes + 2 > node_int.shape[0]:
+            raise AssertionError("grow_local: a split left a child without rows")
         first = n_nodes
-        if n_nodes + 2 > node_int.shape[0]:  # (tables reassigned only then: counted references)
-            node_int, node_float = room_for(node_int, node_float, n_nodes, 2)
         for k in range(2):
-            w = weight_of(child_stats[k], is_classification)
+            w = weight_of_row(child_stats, k, is_classification)
             impurity = write_node(
                 node_int, node_float, n_nodes, child_stats, k, w, bounds[k + 1] - bounds[k],
                 node, is_classification, criterion,
@@ -450,8 +463,8 @@ def grow_local(data, search, rng, limits, thresholds, tables, ws, root, start, e
         for k in range(2):
             child_found[k] = False
             if child_may_split[k]:
-                if drawn:  # (a new array only then: no reference counted otherwise)
-                    order = rng.permutation(n_features)
+                if drawn:
+                    _draw_order(rng, order)
                 child_found[k] = _search_local(
                     ws, search, order, limits, criterion, is_classification, bounds[k],
                     bounds[k + 1], child_stats, k, child_weight[k], best, child_out,

@@ -47,6 +47,13 @@ def weight_of(stats, is_classification):
     return stats[1]
 
 
+@njit(cache=True, _nrt=False)
+def weight_of_row(stats_rows, k, is_classification):
+    """:func:`weight_of` of ``stats_rows[k]``, without reference counting (the view of
+    the row, taken in a loop with counted references, would count one up and down)."""
+    return weight_of(stats_rows[k], is_classification)
+
+
 @njit(cache=True)
 def grown(table, n_rows):
     """``table`` (2-D) with room for ``n_rows`` rows, its rows kept."""
@@ -124,9 +131,10 @@ def write_node(node_int, node_float, n_nodes, stats_rows, k, weight, n_rows, par
     return impurity
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def may_split(limits, depth, n_rows, weight, impurity):
-    """``Grower.may_split``."""
+    """``Grower.may_split``; without reference counting (not inlined: numba's
+    inlining makes ``limits`` a counted reference at every call)."""
     return not (
         (limits[L_MAX_DEPTH] >= 0 and depth >= limits[L_MAX_DEPTH])
         or n_rows < limits[L_MIN_SAMPLES_SPLIT]
