@@ -290,27 +290,34 @@ def radix_sort_keys(values, keys, index, keys_spare, index_spare):
     Returns ``(n_known, spare)``: the sorted keys and row indices are
     ``keys[:n_known]``/``index[:n_known]``, or the spare arrays when ``spare``.
     """
-    n = values.shape[0]
     sign = np.uint64(1) << np.uint64(63)
-    magnitude = sign - np.uint64(1)
     infinity = np.uint64(0x7FF0000000000000)
-    digit_mask = np.uint64((1 << DIGIT_BITS) - 1)
     counts = np.zeros((N_DIGITS, 1 << DIGIT_BITS), dtype=np.int64)
     n_known = 0
-    for i in range(n):
+    for i in range(values.shape[0]):
         b = np.float64(values[i]).view(np.uint64)
-        if (b & magnitude) > infinity:  # NaN
-            continue
-        if b == sign:  # -0.0
-            b = np.uint64(0)
-        key = ~b if b & sign else b | sign
-        keys[n_known] = key
-        index[n_known] = i
-        n_known += 1
-        for d in range(N_DIGITS):
-            counts[d, (key >> np.uint64(d * DIGIT_BITS)) & digit_mask] += 1
+        n_known = _add_key(b, sign, infinity, i, keys, index, n_known, counts)
     spare = _radix_passes(keys, index, keys_spare, index_spare, n_known, counts)
     return n_known, spare
+
+
+@njit(cache=True, inline="always")
+def _add_key(b, sign, infinity, i, keys, index, n_known, counts):
+    """Row ``i``'s key from the bits ``b`` of its value (``sign``: the sign bit of
+    their width, ``infinity``: the bits of +inf) appended at ``n_known``, its
+    digits counted; NaN is left out. Returns the new ``n_known``."""
+    if (b & ~sign) > infinity:  # NaN
+        return n_known
+    if b == sign:  # -0.0
+        b = b ^ sign
+    keys[n_known] = ~b if b & sign else b | sign
+    key = keys[n_known]  # (read back: of the keys' width, where numba widened ``~b``)
+    index[n_known] = i
+    for d in range(counts.shape[0]):
+        counts[
+            d, (np.uint64(key) >> np.uint64(d * DIGIT_BITS)) & np.uint64((1 << DIGIT_BITS) - 1)
+        ] += 1
+    return n_known + 1
 
 
 @njit(cache=True, nogil=True)
@@ -321,25 +328,13 @@ def radix_sort_float32_keys(values, keys, index, keys_spare, index_spare):
     19). The keys order the values as the float64 keys do; equal values keep
     their rows' order, so :func:`widen_float32_keys` of the result is
     :func:`radix_sort_keys`' result, row for row."""
-    n = values.shape[0]
     sign = np.uint32(0x80000000)
-    magnitude = np.uint32(0x7FFFFFFF)
     infinity = np.uint32(0x7F800000)
-    digit_mask = np.uint32((1 << DIGIT_BITS) - 1)
     counts = np.zeros((N_DIGITS_32, 1 << DIGIT_BITS), dtype=np.int64)
     n_known = 0
-    for i in range(n):
+    for i in range(values.shape[0]):
         b = np.float32(values[i]).view(np.uint32)
-        if (b & magnitude) > infinity:  # NaN
-            continue
-        if b == sign:  # -0.0
-            b = np.uint32(0)
-        key = np.uint32(~b) if b & sign else np.uint32(b | sign)
-        keys[n_known] = key
-        index[n_known] = i
-        n_known += 1
-        for d in range(N_DIGITS_32):
-            counts[d, (key >> np.uint32(d * DIGIT_BITS)) & digit_mask] += 1
+        n_known = _add_key(b, sign, infinity, i, keys, index, n_known, counts)
     spare = _radix_passes(keys, index, keys_spare, index_spare, n_known, counts)
     return n_known, spare
 
