@@ -392,3 +392,26 @@ def test_max_features_split_is_best_among_drawn_features():
         left = np.isin(rows, rows_of[tree.children_of(node)[0]])
         gain = naive_split_gain(y[rows], w[rows], left, "gini", 2)
         assert gain == pytest.approx(best, rel=1e-9, abs=1e-12)
+
+
+@pytest.mark.parametrize("n_classes", [0, 3])
+def test_unit_weights_gather_only_targets_and_grow_the_weighted_tree(n_classes):
+    """Rows all of weight 1 take the presorted scan that gathers only their targets
+    (``sorted_scan``'s fourth entry); other weights gather theirs. With every
+    weight 2 (each gain exactly twice) the tree splits the same nodes the same way."""
+    rng = np.random.default_rng(8)
+    n = 3000  # nodes above local mode's 512 rows, features with more codes than kept bins
+    X = rng.normal(size=(n, 3))
+    y = rng.integers(0, 3, n) if n_classes else X[:, 0] + rng.normal(scale=0.5, size=n)
+    dataset = build_dataset(X)
+    assert (dataset.n_codes + 1 > grower_module.STORE_MAX_BINS).all()
+    spec = CART.replace(criterion="gini" if n_classes else "squared_error", max_depth=4)
+    trees = []
+    for weight, unit in ((np.ones(n), True), (np.full(n, 2.0), False)):
+        grower = Grower(dataset, y, weight, n_classes, spec, np.random.default_rng(0))
+        assert grower.sorted_scan[3] is unit
+        trees.append(grower.grow())
+    ones, twos = trees
+    for name in ("feature", "threshold", "children", "n_samples"):
+        np.testing.assert_array_equal(getattr(ones, name), getattr(twos, name), err_msg=name)
+    np.testing.assert_array_equal(ones.weight * 2, twos.weight)

@@ -523,10 +523,15 @@ def test_gathered_presorted_scan_is_the_histograms_split(data, min_count):
     by_hist = find_split(*args, min_count=min_count, hist_ratio=HIST_ALWAYS)
     for path in ("presorted", "gathered"):
         other = find_split(*args, min_count=min_count, hist_ratio=SORT_ALWAYS, path=path)
-        assert (other["gain"], other["feature"]) == (by_hist["gain"], by_hist["feature"])
-        if by_hist["feature"] >= 0:
-            for key in ("left_code", "right_code", "missing_left", "is_subset"):
-                assert other[key] == by_hist[key], (path, key, by_hist, other)
+        _assert_same_threshold_split(other, by_hist, path)
+
+
+def _assert_same_threshold_split(other, by_hist, path):
+    """``other`` (``find_split``'s answer by ``path``) is the histogram path's split."""
+    assert (other["gain"], other["feature"]) == (by_hist["gain"], by_hist["feature"])
+    if by_hist["feature"] >= 0:
+        for key in ("left_code", "right_code", "missing_left", "is_subset"):
+            assert other[key] == by_hist[key], (path, key, by_hist, other)
 
 
 @SETTINGS
@@ -542,10 +547,7 @@ def test_gathered_scan_of_unit_weights_is_the_histograms_split(data, min_count):
     )  # fmt: skip
     by_hist = find_split(*args, min_count=min_count, hist_ratio=HIST_ALWAYS)
     other = find_split(*args, min_count=min_count, hist_ratio=SORT_ALWAYS, path="gathered_unit")
-    assert (other["gain"], other["feature"]) == (by_hist["gain"], by_hist["feature"])
-    if by_hist["feature"] >= 0:
-        for key in ("left_code", "right_code", "missing_left", "is_subset"):
-            assert other[key] == by_hist[key], (key, by_hist, other)
+    _assert_same_threshold_split(other, by_hist, "gathered_unit")
 
 
 def test_unit_weight_buffers_hold_ones_and_say_so():

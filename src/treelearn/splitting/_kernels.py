@@ -31,7 +31,6 @@ from treelearn.stats._kernels import (
     add_row,
     build_histogram,
     gather_targets,
-    gather_values,
 )
 
 #: Slots of the ``out`` array of :func:`find_best_split`.
@@ -1392,11 +1391,9 @@ def evaluate_numeric_feature(
         if gathered.shape[1] >= n_node:
             keys = gathered_keys[:n_node]
             _gather_codes(codes, f, ordered, keys)
-            if unit_weights:  # (their row holds ones already)
-                gather_values(ordered, 0, n_node, y_class, y_value, is_classification, gathered)
-            else:
-                gather_targets(ordered, 0, n_node, y_class, y_value, weight, is_classification,
-                               gathered)  # fmt: skip
+            # (Rows of unit weight: their weights' row holds ones already.)
+            gather_targets(ordered, 0, n_node, y_class, y_value, weight, is_classification,
+                           gathered, not unit_weights)  # fmt: skip
             n_present = scan_sorted_rows(
                 keys, identity, n_node, n_codes[f], gathered[0], gathered[1], gathered[1],
                 is_classification, node_stats, parent_cost, criterion, min_count, min_weight,

@@ -44,22 +44,17 @@ def node_statistics(rows, start, end, y_class, y_value, weight, is_classificatio
 
 
 @njit(cache=True, _nrt=False)
-def gather_targets(rows, start, end, y_class, y_value, weight, is_classification, gathered):
+def gather_targets(rows, start, end, y_class, y_value, weight, is_classification, gathered,
+                   with_weights=True):  # fmt: skip
     """The targets and weights of the rows ``rows[start:end]``, read once, in node
     order: ``gathered[0, i]`` the weight of the node's ``i``-th row,
-    ``gathered[1, i]`` its class index or ``y`` (float64: both exact)."""
+    ``gathered[1, i]`` its class index or ``y`` (float64: both exact).
+    ``with_weights=False``: ``gathered[1]`` only (rows of weight 1, whose
+    ``gathered[0]`` holds ones already: half the random reads)."""
     for i in range(end - start):
         r = rows[start + i]
-        gathered[0, i] = weight[r]
-        gathered[1, i] = y_class[r] if is_classification else y_value[r]
-
-
-@njit(cache=True, _nrt=False)
-def gather_values(rows, start, end, y_class, y_value, is_classification, gathered):
-    """:func:`gather_targets` without the weights: ``gathered[1]`` only (for rows of
-    unit weight, whose ``gathered[0]`` holds ones already)."""
-    for i in range(end - start):
-        r = rows[start + i]
+        if with_weights:
+            gathered[0, i] = weight[r]
         gathered[1, i] = y_class[r] if is_classification else y_value[r]
 
 
