@@ -160,6 +160,10 @@ def test_partition_sorted_rows_keeps_code_order_in_each_child(data, n_children, 
             np.testing.assert_array_equal(run, ordered[child_of_row[ordered] == k])
 
 
+#: ``parent_stats`` where they are not used (``exact_sums`` False).
+NO_STATS = np.empty(0)
+
+
 @SETTINGS
 @given(data=node_rows(), n_children=st.integers(2, 3), regression=st.booleans())
 def test_summarise_children_sums_each_run_and_marks_rows_only_when_asked(
@@ -179,8 +183,9 @@ def test_summarise_children_sums_each_run_and_marks_rows_only_when_asked(
     child_of_row = np.full(n, -1, dtype=np.int64)
     stats = np.full((n_children, channels), np.nan)
     n_missing = K.summarise_children(
-        rows, bounds, codes, n_codes, *args, child_of_row, no_sorted_rows, buffer, stats
-    )
+        rows, bounds, codes, n_codes, *args, child_of_row, no_sorted_rows, buffer, stats,
+        NO_STATS, False,
+    )  # fmt: skip
     node = rows[start:end]
     assert n_missing == np.count_nonzero(codes[node] == n_codes)
     for k in range(n_children):
@@ -195,8 +200,9 @@ def test_summarise_children_sums_each_run_and_marks_rows_only_when_asked(
     unmarked = np.full(n, -1, dtype=np.int64)
     again = np.full_like(stats, np.nan)
     missing_again = K.summarise_children(
-        rows, bounds, codes, n_codes, *args, unmarked[:0], no_sorted_rows, buffer, again
-    )
+        rows, bounds, codes, n_codes, *args, unmarked[:0], no_sorted_rows, buffer, again,
+        NO_STATS, False,
+    )  # fmt: skip
     assert missing_again == n_missing
     np.testing.assert_array_equal(again, stats)
     np.testing.assert_array_equal(unmarked, -1)
@@ -218,15 +224,63 @@ def test_summarise_children_parallel_is_the_serial_summary(data, n_children, reg
     serial = np.full((n_children, 4), np.nan)
     n_missing = K.summarise_children(
         rows, bounds, codes, n_codes, *args, serial_marks, no_sorted_rows,
-        np.empty(n, dtype=np.int32), serial,
+        np.empty(n, dtype=np.int32), serial, NO_STATS, False,
     )  # fmt: skip
     marks = np.full(n, -1, dtype=np.int64)
     stats = np.full_like(serial, np.nan)
     assert n_missing == K.summarise_children_parallel(
-        rows, bounds, codes, n_codes, *args, marks, stats
+        rows, bounds, codes, n_codes, *args, marks, stats, NO_STATS, False, 1 << 14
     )
     np.testing.assert_array_equal(stats, serial)  # to the bit: each child summed in order
     np.testing.assert_array_equal(marks, serial_marks)
     unmarked = np.full(n, -1, dtype=np.int64)
-    K.summarise_children_parallel(rows, bounds, codes, n_codes, *args, unmarked[:0], stats)
+    K.summarise_children_parallel(
+        rows, bounds, codes, n_codes, *args, unmarked[:0], stats, NO_STATS, False, 1 << 14
+    )
     np.testing.assert_array_equal(unmarked, -1)
+
+
+@SETTINGS
+@given(
+    data=node_rows(),
+    n_children=st.integers(2, 4),
+    piece_rows=st.integers(1, 40),
+    unit_weights=st.booleans(),
+)
+def test_children_of_exact_sums_take_the_largest_from_the_parent(
+    data, n_children, piece_rows, unit_weights
+):
+    """Classes and whole weights: given the node's statistics, the largest child
+    gets them less its siblings' (serial), and the run is summed in pieces (on
+    threads): both the statistics of summing every child row by row, to the bit,
+    with the same marks and count of missing rows."""
+    codes, n_codes, rows, start, end, rng = data
+    n = codes.shape[0]
+    cuts = np.sort(rng.integers(start, end + 1, n_children - 1))
+    bounds = np.concatenate([[start], cuts, [end]]).astype(np.int64)
+    weight = np.ones(n) if unit_weights else rng.integers(0, 5, n).astype(np.float64)
+    args = (rng.integers(0, 3, n).astype(np.int32), rng.normal(size=n), weight, True)
+    no_sorted_rows = np.empty((0, n), dtype=np.int32)
+    buffer = np.empty(n, dtype=np.int32)
+    summed_marks = np.full(n, -1, dtype=np.int64)
+    summed = np.full((n_children, 4), np.nan)
+    n_missing = K.summarise_children(
+        rows, bounds, codes, n_codes, *args, summed_marks, no_sorted_rows, buffer, summed,
+        NO_STATS, False,
+    )  # fmt: skip
+    parent = np.empty(4)
+    node_statistics(rows, start, end, *args, parent)
+    marks = np.full(n, -1, dtype=np.int64)
+    stats = np.full_like(summed, np.nan)
+    assert n_missing == K.summarise_children(
+        rows, bounds, codes, n_codes, *args, marks, no_sorted_rows, buffer, stats, parent, True
+    )
+    np.testing.assert_array_equal(stats, summed)
+    np.testing.assert_array_equal(marks, summed_marks)
+    marks = np.full(n, -1, dtype=np.int64)
+    stats = np.full_like(summed, np.nan)
+    assert n_missing == K.summarise_children_parallel(
+        rows, bounds, codes, n_codes, *args, marks, stats, parent, True, piece_rows
+    )
+    np.testing.assert_array_equal(stats, summed)
+    np.testing.assert_array_equal(marks, summed_marks)

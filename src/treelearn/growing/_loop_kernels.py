@@ -714,6 +714,7 @@ def _grow(data, search, rng, kept, limits, parallel_min_rows, thresholds, buffer
     coc = np.empty(width, dtype=np.int64)
     # (child_of_row is read only to split presorted rows, here and in local mode.)
     no_child_of_row = child_of_row[:0]
+    exact_sums = is_classification and search[14]
     # Local mode (small subtrees on local copies) needs every feature numeric.
     local_rows = np.int64(0)
     if not search[12] and not is_nominal.any():
@@ -835,12 +836,15 @@ def _grow(data, search, rng, kept, limits, parallel_min_rows, thresholds, buffer
             coc, bounds, parallel_min_rows,
         )  # fmt: skip
         marks = child_of_row if sorted_rows.shape[0] else no_child_of_row
+        # (Exact sums: the largest child's statistics are the node's less its siblings'.)
+        parent_stats = stacks[3][top]
         if parallel_min_rows is not None and end - start >= parallel_min_rows:
             # Large nodes partition (their rows, each feature's presorted rows) and
             # sum their children on several threads.
             n_missing = summarise_children_parallel(
                 rows, bounds[: n_children + 1], codes_f, missing_code, y_class, y_value, weight,
-                is_classification, marks, child_stats[:n_children],
+                is_classification, marks, child_stats[:n_children], parent_stats, exact_sums,
+                PARTITION_PIECE_ROWS,
             )  # fmt: skip
             if sorted_rows.shape[0]:
                 partition_sorted_rows_parallel(
@@ -850,6 +854,7 @@ def _grow(data, search, rng, kept, limits, parallel_min_rows, thresholds, buffer
             n_missing = summarise_children(
                 rows, bounds[: n_children + 1], codes_f, missing_code, y_class, y_value, weight,
                 is_classification, marks, sorted_rows, sorted_buffer, child_stats[:n_children],
+                parent_stats, exact_sums,
             )  # fmt: skip
         pool, free, n_free = _child_histograms(
             data, histograms, pool, free, n_free, parent_slot, bounds, n_children, slots,

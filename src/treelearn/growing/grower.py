@@ -964,6 +964,7 @@ class Grower:
             self.rows, bounds_array, codes_f, missing_code, self.y_class, self.y_value,
             self.weight, self.is_classification, self.child_of_row, self.sorted_rows,
             self.sorted_buffer, child_stats,
+            node.stats, self.is_classification and self.whole_weights,
         )  # fmt: skip
         hists = self._child_histograms(node, bounds)
         node.hist = None

@@ -80,23 +80,50 @@ def partition_sorted_rows_parallel(sorted_rows, start, end, child_of_row, bounds
         _partition_sorted_run(sorted_rows, s, start, end, child_of_row, bounds, buffer, position)
 
 
-@njit(cache=True, inline="always")
-def _summarise_child(k, rows, bounds, codes_f, missing_code, y_class, y_value, weight,
-                     is_classification, child_of_row, stats_out):  # fmt: skip
-    """Child ``k``'s part of :func:`summarise_children`: its statistics row, its
-    rows marked (when ``child_of_row`` is not empty); returns how many of its
-    rows miss the split feature."""
+@njit(cache=True, _nrt=False)
+def _summarise_run(k, rows, lo, hi, codes_f, missing_code, y_class, y_value, weight,
+                   is_classification, child_of_row, stats_row, add_stats):  # fmt: skip
+    """The rows ``rows[lo:hi]`` of child ``k``: added to ``stats_row`` (when
+    ``add_stats``), marked as its rows (when ``child_of_row`` is not empty);
+    returns how many of them miss the split feature.
+
+    Without reference counting: ``stats_row`` passed on to :func:`add_row` at
+    every row would otherwise count a reference up and down each time."""
     n_missing = 0
     mark_rows = child_of_row.shape[0] > 0
-    stats_out[k, :] = 0.0
-    for i in range(bounds[k], bounds[k + 1]):
+    for i in range(lo, hi):
         r = rows[i]
         if mark_rows:
             child_of_row[r] = k
-        add_row(stats_out[k], r, y_class, y_value, weight, is_classification)
+        if add_stats:
+            add_row(stats_row, r, y_class, y_value, weight, is_classification)
         if codes_f[r] == missing_code:
             n_missing += 1
     return n_missing
+
+
+@njit(cache=True, inline="always")
+def _child_to_subtract(bounds, exact_sums):
+    """The child whose statistics are the parent's less its siblings' (the one
+    with most rows), or -1 without ``exact_sums``: every child summed."""
+    if not exact_sums:
+        return -1
+    largest = 0
+    for k in range(1, bounds.shape[0] - 1):
+        if bounds[k + 1] - bounds[k] > bounds[largest + 1] - bounds[largest]:
+            largest = k
+    return largest
+
+
+@njit(cache=True, inline="always")
+def _subtract_siblings(parent_stats, stats_out, largest):
+    """``stats_out[largest] = parent_stats - (the other rows of stats_out)``."""
+    for c in range(stats_out.shape[1]):
+        value = parent_stats[c]
+        for k in range(stats_out.shape[0]):
+            if k != largest:
+                value -= stats_out[k, c]
+        stats_out[largest, c] = value
 
 
 @njit(cache=True)
@@ -113,6 +140,8 @@ def summarise_children(
     sorted_rows,
     sorted_buffer,
     stats_out,
+    parent_stats,
+    exact_sums,
 ):
     """After a partition: each child's statistics row, the child of every row,
     and each feature's code-ordered runs split by child.
@@ -123,13 +152,25 @@ def summarise_children(
     feature keeps presorted rows, and deep in the tree each of these stores is
     a cache miss); returns how many of them miss the split feature (code
     ``missing_code``).
+
+    ``parent_stats``: the node's statistics. ``exact_sums``: every sum of them
+    is exact (classes, whole row weights below
+    :data:`~treelearn.splitting._kernels.WHOLE_WEIGHT_LIMIT`); the child with
+    most rows then gets the node's statistics less its siblings' (the same
+    numbers, to the bit, as summing its rows), and its rows are only counted
+    and marked: a class weight added row by row is a chain of loads and stores
+    through memory, the costliest step here.
     """
+    largest = _child_to_subtract(bounds, exact_sums)
     n_missing = 0
     for k in range(bounds.shape[0] - 1):
-        n_missing += _summarise_child(
-            k, rows, bounds, codes_f, missing_code, y_class, y_value, weight, is_classification,
-            child_of_row, stats_out,
+        stats_out[k, :] = 0.0
+        n_missing += _summarise_run(
+            k, rows, bounds[k], bounds[k + 1], codes_f, missing_code, y_class, y_value, weight,
+            is_classification, child_of_row, stats_out[k], k != largest,
         )  # fmt: skip
+    if largest >= 0:
+        _subtract_siblings(parent_stats, stats_out, largest)
     if sorted_rows.shape[0] > 0:
         partition_sorted_rows(
             sorted_rows, bounds[0], bounds[-1], child_of_row, bounds, sorted_buffer
@@ -140,19 +181,49 @@ def summarise_children(
 @njit(cache=True, parallel=True)
 def summarise_children_parallel(
     rows, bounds, codes_f, missing_code, y_class, y_value, weight, is_classification,
-    child_of_row, stats_out,
+    child_of_row, stats_out, parent_stats, exact_sums, piece_rows,
 ):  # fmt: skip
-    """:func:`summarise_children` without the presorted runs, the children on
-    numba's threads: each child's rows are summed in order by one thread, so
-    the statistics are the same to the bit whatever the thread count."""
+    """:func:`summarise_children` without the presorted runs, on numba's threads,
+    with the same statistics to the bit whatever the thread count.
+
+    Without ``exact_sums`` (sums that depend on their order), each child's
+    rows are summed in order by one thread. With them, the node's run is cut
+    into pieces of about ``piece_rows`` rows, each summed on its own (the
+    children other than the largest) and the pieces then added: the threads
+    share the rows evenly however unequal the children are.
+    """
     n_children = bounds.shape[0] - 1
-    n_missing = np.zeros(n_children, dtype=np.int64)
-    for k in prange(n_children):
-        n_missing[k] = _summarise_child(
-            k, rows, bounds, codes_f, missing_code, y_class, y_value, weight, is_classification,
-            child_of_row, stats_out,
-        )  # fmt: skip
-    return n_missing.sum()
+    if not exact_sums:
+        missing_of_child = np.zeros(n_children, dtype=np.int64)
+        for k in prange(n_children):
+            stats_out[k, :] = 0.0
+            missing_of_child[k] = _summarise_run(
+                k, rows, bounds[k], bounds[k + 1], codes_f, missing_code, y_class, y_value,
+                weight, is_classification, child_of_row, stats_out[k], True,
+            )  # fmt: skip
+        return missing_of_child.sum()
+    largest = _child_to_subtract(bounds, exact_sums)
+    start = bounds[0]
+    n = bounds[n_children] - start
+    n_pieces = max(1, -(-n // piece_rows))
+    pieces = np.zeros((n_pieces, n_children, stats_out.shape[1]))
+    missing_of_piece = np.zeros(n_pieces, dtype=np.int64)
+    for p in prange(n_pieces):
+        first = start + n * p // n_pieces
+        stop = start + n * (p + 1) // n_pieces
+        for k in range(n_children):
+            lo = max(first, bounds[k])
+            hi = min(stop, bounds[k + 1])
+            if lo < hi:
+                missing_of_piece[p] += _summarise_run(
+                    k, rows, lo, hi, codes_f, missing_code, y_class, y_value, weight,
+                    is_classification, child_of_row, pieces[p, k], k != largest,
+                )  # fmt: skip
+    stats_out[:, :] = 0.0
+    for p in range(n_pieces):
+        stats_out += pieces[p]
+    _subtract_siblings(parent_stats, stats_out, largest)
+    return missing_of_piece.sum()
 
 
 @njit(cache=True, _nrt=False)
