@@ -284,3 +284,20 @@ def test_children_of_exact_sums_take_the_largest_from_the_parent(
     )
     np.testing.assert_array_equal(stats, summed)
     np.testing.assert_array_equal(marks, summed_marks)
+    # The largest child's row does come from the parent: a parent off by a known
+    # amount moves that row, and only it, by that amount (rows summed would not).
+    largest = int(np.argmax(np.diff(bounds)))
+    expected = summed.copy()
+    expected[largest] += 8.0
+    for summarise in (
+        lambda out: K.summarise_children(
+            rows, bounds, codes, n_codes, *args, marks, no_sorted_rows, buffer, out,
+            parent + 8.0, True,
+        ),
+        lambda out: K.summarise_children_parallel(
+            rows, bounds, codes, n_codes, *args, marks, out, parent + 8.0, True, piece_rows
+        ),
+    ):  # fmt: skip
+        off = np.full_like(summed, np.nan)
+        summarise(off)
+        np.testing.assert_array_equal(off, expected)

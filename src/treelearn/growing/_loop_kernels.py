@@ -88,6 +88,7 @@ from treelearn.splitting._kernels import (
     own_sorted_scan,
 )
 from treelearn.splitting._partition_kernels import (
+    largest_child,
     partition_by_child,
     partition_sorted_rows_parallel,
     partition_threshold,
@@ -234,10 +235,7 @@ def _child_histograms(data, stored, pool, free, n_free, parent_slot, bounds, n_c
     is_classification = data[5]
     stored_features, stored_rows, store_min_rows, siblings = stored
     slots[:n_children] = -1
-    largest = 0
-    for k in range(n_children):
-        if bounds[k + 1] - bounds[k] > bounds[largest + 1] - bounds[largest]:
-            largest = k
+    largest = largest_child(bounds, n_children)
     if stored_features.shape[0] and bounds[largest + 1] - bounds[largest] >= store_min_rows:
         siblings[:, :] = 0.0
         for k in range(n_children):

@@ -102,17 +102,22 @@ def _summarise_run(k, rows, lo, hi, codes_f, missing_code, y_class, y_value, wei
     return n_missing
 
 
-@njit(cache=True, inline="always")
-def _child_to_subtract(bounds, exact_sums):
-    """The child whose statistics are the parent's less its siblings' (the one
-    with most rows), or -1 without ``exact_sums``: every child summed."""
-    if not exact_sums:
-        return -1
+@njit(cache=True, _nrt=False)
+def largest_child(bounds, n_children):
+    """The child with most rows (the first of equals) of the runs ``bounds``: the
+    one whose histograms and, with exact sums, statistics are the parent's less
+    its siblings'."""
     largest = 0
-    for k in range(1, bounds.shape[0] - 1):
+    for k in range(1, n_children):
         if bounds[k + 1] - bounds[k] > bounds[largest + 1] - bounds[largest]:
             largest = k
     return largest
+
+
+@njit(cache=True, inline="always")
+def _child_to_subtract(bounds, exact_sums):
+    """:func:`largest_child`, or -1 without ``exact_sums``: every child summed."""
+    return largest_child(bounds, bounds.shape[0] - 1) if exact_sums else -1
 
 
 @njit(cache=True, inline="always")
