@@ -655,14 +655,16 @@ def _reference_squared_error_scan(codes, w, y, missing_code, min_count, min_weig
     n_codes=st.integers(1, 12),
     min_count=st.sampled_from([1, 2, 4]),
     min_weight=st.sampled_from([0.0, 1.5]),
+    with_missing=st.booleans(),
 )
 def test_squared_error_scans_match_the_channel_row_reference(
-    seed, m, n_codes, min_count, min_weight
+    seed, m, n_codes, min_count, min_weight, with_missing
 ):
-    """Both register scans (rows in code order; a histogram) give the reference's
-    split and gain to the bit, missing rows (code ``n_codes``) included."""
+    """The register scans (rows in code order, in one pass or in three over
+    ``cut_rows``; a histogram) give the reference's split and gain to the bit,
+    missing rows (code ``n_codes``) included."""
     rng = np.random.default_rng(seed)
-    codes = rng.integers(0, n_codes + 1, m)
+    codes = rng.integers(0, n_codes + int(with_missing), m)
     w = rng.uniform(0.1, 3.0, m)
     y = rng.normal(0.0, 10.0, m)
     expected = _reference_squared_error_scan(codes, w, y, n_codes, min_count, min_weight)
@@ -678,14 +680,17 @@ def test_squared_error_scans_match_the_channel_row_reference(
     keys = codes[order].astype(np.int64)
     work = np.zeros((5, 4))
     best = np.zeros(4)
-    K.scan_sorted_rows(
-        keys, order, m, n_codes, w, np.zeros(m), y, False, total, parent_cost, criterion,
-        min_count, min_weight, (work[0], work[1], work[2], work[3], work[4]), best,
-    )  # fmt: skip
-    if expected[0] == -math.inf:
-        assert best[0] == -math.inf
-    else:
-        assert tuple(best) == expected
+    for cut_rows in (None, np.full((K.N_CUT_ROWS, m), np.nan)):
+        n_present = K.scan_sorted_rows(
+            keys, order, m, n_codes, w, np.zeros(m), y, False, total, parent_cost, criterion,
+            min_count, min_weight, (work[0], work[1], work[2], work[3], work[4]), best, False,
+            cut_rows,
+        )  # fmt: skip
+        assert n_present == np.unique(codes).size
+        if expected[0] == -math.inf:
+            assert best[0] == -math.inf
+        else:
+            assert tuple(best) == expected
     hist = np.zeros((n_codes + 1, 4))
     for j in range(m):
         hist[codes[j]] += [1.0, w[j], w[j] * y[j], w[j] * y[j] * y[j]]
@@ -708,16 +713,17 @@ def test_squared_error_scans_match_the_channel_row_reference(
     max_weight=st.sampled_from([1, 3, 2**19]),
     min_count=st.sampled_from([1, 2, 4]),
     min_weight=st.sampled_from([0.0, 1.5, 6.0]),
+    with_missing=st.booleans(),
 )
 def test_whole_weight_gini_scan_matches_the_channel_row_scan(
-    seed, m, n_codes, n_classes, max_weight, min_count, min_weight
+    seed, m, n_codes, n_classes, max_weight, min_count, min_weight, with_missing
 ):
     """With whole row weights (zero included) the Gini scans that keep the sides'
-    sums of squares up to date row by row (code by code on a histogram) find
-    the channel-row scan's split and gain to the bit; missing rows (code
-    ``n_codes``) included."""
+    sums of squares up to date row by row (code by code on a histogram; in one
+    pass or in three over ``cut_rows``) find the channel-row scan's split and
+    gain to the bit; missing rows (code ``n_codes``) included."""
     rng = np.random.default_rng(seed)
-    codes = rng.integers(0, n_codes + 1, m)
+    codes = rng.integers(0, n_codes + int(with_missing), m)
     w = rng.integers(0, max_weight + 1, m).astype(np.float64)
     y = rng.integers(0, n_classes, m).astype(np.int32)
     assert w.sum() < K.WHOLE_WEIGHT_LIMIT
@@ -731,15 +737,15 @@ def test_whole_weight_gini_scan_matches_the_channel_row_scan(
     order = np.argsort(codes, kind="stable").astype(np.int64)
     keys = codes[order].astype(np.int64)
     results = []
-    for whole_weights in (False, True):
+    for whole_weights, cut_rows in ((False, None), (True, None), (True, np.full((6, m), np.nan))):
         work = np.full((5, 1 + n_classes), np.nan)
         best = np.zeros(4)
         n_present = K.scan_sorted_rows(
             keys, order, m, n_codes, w, y, np.zeros(1), True, total, parent_cost, criterion,
-            min_count, min_weight, tuple(work), best, whole_weights,
+            min_count, min_weight, tuple(work), best, whole_weights, cut_rows,
         )  # fmt: skip
         results.append((n_present, tuple(best) if best[0] > -math.inf else None))
-    assert results[1] == results[0]
+    assert results[2] == results[1] == results[0]
 
     def threshold_scan(skip_missing, whole_weights):
         work = np.full((3, 1 + n_classes), np.nan)

@@ -39,6 +39,7 @@ from treelearn.growing._node_tables import (
     write_node,
 )
 from treelearn.splitting._kernels import (
+    N_CUT_ROWS,
     N_OUT,
     OUT_FEATURE,
     OUT_GAIN,
@@ -85,6 +86,7 @@ def local_workspace(codes, n_rows, n_channels, max_codes):
         np.zeros(max(n_channels - 1, 1), dtype=np.int64),  # class_map: class -> channel
         np.empty(n_rows),  # present_class: each row's class among those present
         np.empty(n_channels),  # present_stats: the node's statistics of those classes
+        np.empty((N_CUT_ROWS, n_rows)),  # cut_rows: squared error's scan of each cut
     )
 
 
@@ -289,7 +291,7 @@ def _search_local(ws, search, order, limits, criterion, is_classification, a, b,
         n_present = scan_sorted_rows(
             local_keys[f, a:b], local_order[f, a:b], b - a, n_codes[f], targets[0], row_class,
             targets[1], is_classification, stats, parent_cost, criterion, min_count,
-            min_weight, work_rows, best, whole_weights,
+            min_weight, work_rows, best, whole_weights, ws[19],
         )  # fmt: skip
         if n_present >= 2:
             n_visited += 1

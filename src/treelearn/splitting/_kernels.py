@@ -894,6 +894,105 @@ def _scan_sorted_values(keys, order, m, missing_code, row_weight, row_value, tot
     return n_present
 
 
+#: Rows of :func:`_scan_sorted_values_by_cuts`'s scratch (``cut_rows``): its left
+#: side's four sums at each cut, each cut's gain, each run's code.
+N_CUT_ROWS = 6
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
+def _scan_sorted_values_by_cuts(keys, order, m, row_weight, row_value, total, parent_cost,
+                                min_count, min_weight, best, cut_rows):  # fmt: skip
+    """:func:`_scan_sorted_values` of a node without missing rows in three passes
+    over ``cut_rows`` (:data:`N_CUT_ROWS` rows of at least ``m``): the left side's
+    sums at every cut (summed as the one-pass scan sums them), then every cut's
+    gain in a loop without branches, which the compiler vectorises (several
+    divisions at once; the one-pass scan waits on each), then the first best.
+    The same arithmetic on the same sums: the same gains to the bit. Nodes of 4
+    to 64 rows over 255 codes scan in 0.6-0.8 of the one-pass time, nodes of 256
+    and 512 rows in about the same (an Intel Xeon, numba 0.68).
+    """
+    left_n = 0.0
+    left_w = 0.0
+    left_s = 0.0
+    left_sq = 0.0
+    group_n = 0.0
+    group_w = 0.0
+    group_s = 0.0
+    group_sq = 0.0
+    n_cuts = 0
+    cut_rows[5, 0] = keys[0]
+    for i in range(m - 1):
+        j = order[i]
+        w = row_weight[j]
+        v = row_value[j]
+        group_n += 1.0
+        group_w += w
+        group_s += w * v
+        group_sq += w * v * v
+        if keys[i + 1] != keys[i]:
+            left_n += group_n
+            left_w += group_w
+            left_s += group_s
+            left_sq += group_sq
+            group_n = 0.0
+            group_w = 0.0
+            group_s = 0.0
+            group_sq = 0.0
+            cut_rows[0, n_cuts] = left_n
+            cut_rows[1, n_cuts] = left_w
+            cut_rows[2, n_cuts] = left_s
+            cut_rows[3, n_cuts] = left_sq
+            n_cuts += 1
+            cut_rows[5, n_cuts] = keys[i + 1]
+    total_n = total[0]
+    total_w = total[1]
+    total_s = total[2]
+    total_sq = total[3]
+    for c in range(n_cuts):
+        # _keep_value_cut's tests and _squared_cost's arithmetic, as selections.
+        n_left = cut_rows[0, c]
+        w_left = cut_rows[1, c]
+        s_left = cut_rows[2, c]
+        w_right = total_w - w_left
+        s_right = total_s - s_left
+        cost_left = cut_rows[3, c] - s_left * s_left / w_left
+        cost_left = cost_left if cost_left > 0.0 else 0.0
+        cost_left = cost_left if w_left > 0.0 else 0.0
+        cost_right = (total_sq - cut_rows[3, c]) - s_right * s_right / w_right
+        cost_right = cost_right if cost_right > 0.0 else 0.0
+        cost_right = cost_right if w_right > 0.0 else 0.0
+        allowed = (
+            (n_left >= min_count)
+            & (w_left >= min_weight)
+            & (total_n - n_left >= min_count)
+            & (w_right >= min_weight)
+        )
+        gain = parent_cost - cost_left - cost_right
+        cut_rows[4, c] = gain if allowed else -np.inf
+    _keep_first_best_cut(cut_rows, n_cuts, best)
+    return n_cuts + 1
+
+
+@njit(cache=True, _nrt=False)
+def _keep_first_best_cut(cut_rows, n_cuts, best):
+    """``best`` of the first of the ``n_cuts`` cuts with the highest gain in
+    ``cut_rows`` (:data:`N_CUT_ROWS`), missing rows right (none there); no cut
+    when every gain is ``-inf``."""
+    # In registers: ``best`` might share memory with ``cut_rows``, so a store to
+    # it in the loop would reload the gains.
+    best_gain = -np.inf
+    best_cut = -1
+    for c in range(n_cuts):
+        gain = cut_rows[4, c]
+        better = gain > best_gain
+        best_gain = gain if better else best_gain
+        best_cut = c if better else best_cut
+    best[0] = best_gain
+    best[1] = cut_rows[5, best_cut] if best_cut >= 0 else -1.0
+    best[2] = cut_rows[5, best_cut + 1] if best_cut >= 0 else -1.0
+    best[3] = 0.0
+
+
 @njit(cache=True, _nrt=False)
 def _scan_threshold_values(hist, n_known, known, total, missing, has_missing, parent_cost,
                            min_count, min_weight, best):  # fmt: skip
@@ -1068,6 +1167,64 @@ def _scan_sorted_whole_gini(keys, order, m, missing_code, row_weight, row_class,
     return n_present
 
 
+@njit(cache=True, error_model="numpy", _nrt=False)
+def _scan_sorted_whole_gini_by_cuts(keys, order, m, row_weight, row_class, total, parent_cost,
+                                    min_count, min_weight, best, left, cut_rows):  # fmt: skip
+    """:func:`_scan_sorted_whole_gini` of a node without missing rows in the three
+    passes of :func:`_scan_sorted_values_by_cuts`: each cut's left rows, left
+    weight and the two sides' sums of squared class weights (kept up to date row
+    by row as the one-pass scan keeps them: whole numbers, exact), then the
+    gains without branches, then the first best. The same gains to the bit."""
+    w_known = 0.0
+    sq_right = 0.0
+    for c in range(1, total.shape[0]):
+        w_known += total[c]
+        sq_right += total[c] * total[c]
+    sq_left = 0.0
+    left[:] = 0.0
+    n_left = 0.0
+    w_left = 0.0
+    n_cuts = 0
+    cut_rows[5, 0] = keys[0]
+    for i in range(m - 1):
+        j = order[i]
+        c = 1 + int(row_class[j])
+        w = row_weight[j]
+        before = left[c]
+        sq_left = _squares_after_adding(sq_left, before, w)
+        sq_right = _squares_after_adding(sq_right, total[c] - before, -w)
+        left[c] = before + w
+        n_left += 1.0
+        w_left += w
+        if keys[i + 1] != keys[i]:
+            cut_rows[0, n_cuts] = n_left
+            cut_rows[1, n_cuts] = w_left
+            cut_rows[2, n_cuts] = sq_left
+            cut_rows[3, n_cuts] = sq_right
+            n_cuts += 1
+            cut_rows[5, n_cuts] = keys[i + 1]
+    total_n = total[0]
+    for k in range(n_cuts):
+        # _keep_gini_cut's tests and _gini_cost's arithmetic, as selections.
+        n_cut = cut_rows[0, k]
+        w_cut = cut_rows[1, k]
+        w_right = w_known - w_cut
+        cost_left = w_cut - cut_rows[2, k] / w_cut
+        cost_left = cost_left if w_cut > 0.0 else 0.0
+        cost_right = w_right - cut_rows[3, k] / w_right
+        cost_right = cost_right if w_right > 0.0 else 0.0
+        allowed = (
+            (n_cut >= min_count)
+            & (w_cut >= min_weight)
+            & (total_n - n_cut >= min_count)
+            & (w_right >= min_weight)
+        )
+        gain = parent_cost - cost_left - cost_right
+        cut_rows[4, k] = gain if allowed else -np.inf
+    _keep_first_best_cut(cut_rows, n_cuts, best)
+    return n_cuts + 1
+
+
 @njit(cache=True, _nrt=False)
 def _scan_threshold_whole_gini(hist, n_known, known, total, has_missing, parent_cost,
                                min_count, min_weight, best, left):  # fmt: skip
@@ -1104,10 +1261,19 @@ def _scan_threshold_whole_gini(hist, n_known, known, total, has_missing, parent_
     return n_present
 
 
+@njit(cache=True, inline="always")
+def _cuts_fit(cut_rows, keys, m, missing_code):
+    """Whether the three-pass scans (:func:`_scan_sorted_values_by_cuts`) take the
+    node: two rows or more, room for them in ``cut_rows``, none missing (the
+    rows in code order end with the known ones)."""
+    return m >= 2 and cut_rows.shape[1] >= m and keys[m - 1] != missing_code
+
+
 @njit(cache=True, _nrt=False)
 def scan_sorted_rows(
     keys, order, m, missing_code, row_weight, row_class, row_value, is_classification, total,
     parent_cost, criterion, min_count, min_weight, work_rows, best, whole_weights=False,
+    cut_rows=None,
 ):  # fmt: skip
     """:func:`scan_threshold` of a numeric feature read straight from the node's
     ``m`` rows in code order, without building a histogram: the ``i``-th has the
@@ -1123,12 +1289,22 @@ def scan_sorted_rows(
 
     ``whole_weights`` (every row weight a whole number, their sum below
     :data:`WHOLE_WEIGHT_LIMIT`): Gini is scanned by :func:`_scan_sorted_whole_gini`,
-    with the same gains at a fraction of the cost.
+    with the same gains at a fraction of the cost. ``cut_rows`` (scratch of
+    :data:`N_CUT_ROWS` rows of at least ``m``): squared error without missing
+    rows is scanned by :func:`_scan_sorted_values_by_cuts`, the same gains again.
     """
     if not is_classification and criterion == SQUARED_ERROR:
+        if cut_rows is not None and _cuts_fit(cut_rows, keys, m, missing_code):
+            return _scan_sorted_values_by_cuts(keys, order, m, row_weight, row_value, total,
+                                               parent_cost, min_count, min_weight, best,
+                                               cut_rows)  # fmt: skip
         return _scan_sorted_values(keys, order, m, missing_code, row_weight, row_value, total,
                                    parent_cost, min_count, min_weight, best)  # fmt: skip
     if is_classification and criterion == GINI and whole_weights:
+        if cut_rows is not None and _cuts_fit(cut_rows, keys, m, missing_code):
+            return _scan_sorted_whole_gini_by_cuts(keys, order, m, row_weight, row_class, total,
+                                                   parent_cost, min_count, min_weight, best,
+                                                   work_rows[0], cut_rows)  # fmt: skip
         return _scan_sorted_whole_gini(keys, order, m, missing_code, row_weight, row_class,
                                        total, parent_cost, min_count, min_weight, best,
                                        work_rows[0], work_rows[4])  # fmt: skip
@@ -1305,7 +1481,7 @@ def find_best_split(
     parent_cost = weighted_impurity(node_stats, criterion)
     best = np.empty(4)
     work = np.empty((5, node_stats.shape[0]))
-    local = np.empty((2, n_node if small else 0))
+    local = np.empty((2 + N_CUT_ROWS, n_node if small else 0))  # targets; cut_rows
     if small:
         gather_targets(rows, start, end, y_class, y_value, weight, is_classification, local)
     scan = _thread_scan(sorted_scan, 0)
@@ -1363,8 +1539,9 @@ def evaluate_numeric_feature(
     every one (at 800k rows, 21-35 ns per row against about 10). Empty
     buffers: the scan reads them in place.
 
-    A small node (``small``: its targets gathered in ``local`` by
-    :func:`gather_targets`) without a kept histogram is scanned straight from
+    A small node (``small``: its targets gathered in the first two rows of
+    ``local`` by :func:`gather_targets`, :data:`N_CUT_ROWS` rows of scratch
+    below them) without a kept histogram is scanned straight from
     its rows in code order (:func:`scan_sorted_rows`); otherwise the statistics
     come from :func:`fill_feature_histogram` and :func:`scan_threshold` scans them.
     ``work``: 5 scratch rows of channels; ``best``: 4 slots; ``whole_weights`` as
@@ -1381,7 +1558,7 @@ def evaluate_numeric_feature(
         n_present = scan_sorted_rows(
             keys, order, n_node, n_codes[f], local[0], local[1], local[1], is_classification,
             node_stats, parent_cost, criterion, min_count, min_weight, work_rows, best,
-            whole_weights,
+            whole_weights, local[2:],
         )  # fmt: skip
     elif node_hist_offsets[f] < 0 and not skip_missing and sorted_slot[f] >= 0:
         # The node's rows in code order are at hand: scanned straight from them
