@@ -1247,13 +1247,15 @@ def _scan_threshold_whole_gini(hist, n_known, known, total, has_missing, parent_
         if prev >= 0:
             _try_gini_cut(prev, i, n_left, w_left, squares, counts, weights, has_missing,
                           parent_cost, min_count, min_weight, best)  # fmt: skip
+        # Every class, absent ones too: they add exact zeros, and skipping them
+        # costs a mispredicted branch where classes come and go from bin to bin
+        # (10 classes, nodes of 600 to 5,000 rows: 6.0-6.8 us a node -> 3.9).
         for c in range(1, total.shape[0]):
             w = hist[i, c]
-            if w > 0.0:
-                squares = _moved_left(squares, left[c], w, known[c], total[c], missing[c],
-                                      has_missing)  # fmt: skip
-                left[c] += w
-                w_left += w
+            squares = _moved_left(squares, left[c], w, known[c], total[c], missing[c],
+                                  has_missing)  # fmt: skip
+            left[c] += w
+            w_left += w
         n_left += hist[i, 0]
         prev = i
     _try_gini_missing_apart(prev, n_left, w_left, squares, counts, weights, sq_missing,
