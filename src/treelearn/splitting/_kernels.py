@@ -908,8 +908,8 @@ def _scan_sorted_values_by_cuts(keys, order, m, row_weight, row_value, total, pa
     gain in a loop without branches, which the compiler vectorises (several
     divisions at once; the one-pass scan waits on each), then the first best.
     The same arithmetic on the same sums: the same gains to the bit. Nodes of 4
-    to 64 rows over 255 codes scan in 0.6-0.8 of the one-pass time, nodes of 256
-    and 512 rows in about the same (an Intel Xeon, numba 0.68).
+    to 512 rows over 255 codes scan in 0.6-0.8 of the one-pass time (an Intel
+    Xeon, numba 0.68).
     """
     left_n = 0.0
     left_w = 0.0
@@ -921,29 +921,34 @@ def _scan_sorted_values_by_cuts(keys, order, m, row_weight, row_value, total, pa
     group_sq = 0.0
     n_cuts = 0
     cut_rows[5, 0] = keys[0]
+    # No branch on the end of a run of one code (mispredicted where runs are short
+    # and uneven; 512 rows over 255 codes: 5.2 -> 3.7 ns a row): the cut is written
+    # at every row and kept (the count moves on) at a run's last, and the run's
+    # sums restart by a factor: ``group * 0.0 + x`` is ``x`` and ``group * 1.0 + x``
+    # is ``group + x``, ``left + group * 0.0`` is ``left`` (sums of finite numbers
+    # from +0.0 are never -0.0): the one-pass scan's sums to the bit.
+    stays = 1.0
     for i in range(m - 1):
         j = order[i]
         w = row_weight[j]
         v = row_value[j]
-        group_n += 1.0
-        group_w += w
-        group_s += w * v
-        group_sq += w * v * v
-        if keys[i + 1] != keys[i]:
-            left_n += group_n
-            left_w += group_w
-            left_s += group_s
-            left_sq += group_sq
-            group_n = 0.0
-            group_w = 0.0
-            group_s = 0.0
-            group_sq = 0.0
-            cut_rows[0, n_cuts] = left_n
-            cut_rows[1, n_cuts] = left_w
-            cut_rows[2, n_cuts] = left_s
-            cut_rows[3, n_cuts] = left_sq
-            n_cuts += 1
-            cut_rows[5, n_cuts] = keys[i + 1]
+        group_n = group_n * stays + 1.0
+        group_w = group_w * stays + w
+        group_s = group_s * stays + w * v
+        group_sq = group_sq * stays + w * v * v
+        cut_rows[0, n_cuts] = left_n + group_n
+        cut_rows[1, n_cuts] = left_w + group_w
+        cut_rows[2, n_cuts] = left_s + group_s
+        cut_rows[3, n_cuts] = left_sq + group_sq
+        ends = keys[i + 1] != keys[i]
+        ended = 1.0 if ends else 0.0
+        stays = 1.0 - ended
+        left_n += group_n * ended
+        left_w += group_w * ended
+        left_s += group_s * ended
+        left_sq += group_sq * ended
+        n_cuts += ends
+        cut_rows[5, n_cuts] = keys[i + 1]
     total_n = total[0]
     total_w = total[1]
     total_s = total[2]
@@ -1196,13 +1201,15 @@ def _scan_sorted_whole_gini_by_cuts(keys, order, m, row_weight, row_class, total
         left[c] = before + w
         n_left += 1.0
         w_left += w
-        if keys[i + 1] != keys[i]:
-            cut_rows[0, n_cuts] = n_left
-            cut_rows[1, n_cuts] = w_left
-            cut_rows[2, n_cuts] = sq_left
-            cut_rows[3, n_cuts] = sq_right
-            n_cuts += 1
-            cut_rows[5, n_cuts] = keys[i + 1]
+        # Written at every row, kept (the count moves on) at a run's last: no
+        # branch to mispredict where runs are short and uneven (512 rows over
+        # 255 codes: 5.9 -> 3.7 ns a row).
+        cut_rows[0, n_cuts] = n_left
+        cut_rows[1, n_cuts] = w_left
+        cut_rows[2, n_cuts] = sq_left
+        cut_rows[3, n_cuts] = sq_right
+        n_cuts += keys[i + 1] != keys[i]
+        cut_rows[5, n_cuts] = keys[i + 1]
     total_n = total[0]
     for k in range(n_cuts):
         # _keep_gini_cut's tests and _gini_cost's arithmetic, as selections.
