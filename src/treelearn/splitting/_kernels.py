@@ -894,6 +894,11 @@ def _scan_sorted_values(keys, order, m, missing_code, row_weight, row_value, tot
     return n_present
 
 
+#: :func:`scan_sorted_rows` scans squared error in three passes at most this many
+#: rows a code (runs of a code short enough that a branch on their ends would be
+#: mispredicted).
+VALUE_CUTS_MAX_ROWS_PER_CODE = 4
+
 #: Rows of :func:`_scan_sorted_values_by_cuts`'s scratch (``cut_rows``): its left
 #: side's four sums at each cut, each cut's gain, each run's code.
 N_CUT_ROWS = 6
@@ -1300,10 +1305,16 @@ def scan_sorted_rows(
     :data:`WHOLE_WEIGHT_LIMIT`): Gini is scanned by :func:`_scan_sorted_whole_gini`,
     with the same gains at a fraction of the cost. ``cut_rows`` (scratch of
     :data:`N_CUT_ROWS` rows of at least ``m``): squared error without missing
-    rows is scanned by :func:`_scan_sorted_values_by_cuts`, the same gains again.
+    rows (and with at most :data:`VALUE_CUTS_MAX_ROWS_PER_CODE` rows a code) is
+    scanned by :func:`_scan_sorted_values_by_cuts`, whole-weight Gini without
+    missing rows by :func:`_scan_sorted_whole_gini_by_cuts`: the same gains again.
     """
     if not is_classification and criterion == SQUARED_ERROR:
-        if cut_rows is not None and _cuts_fit(cut_rows, keys, m, missing_code):
+        # (Long runs of a code: the one-pass scan's branch on a run's end is
+        # predicted, and it is the faster; 64 rows over 4 codes 1.9 ns a row
+        # against 2.9, 256 over 16 1.7 against 2.8, 256 over 64 3.8 against 3.2.)
+        short_runs = m <= VALUE_CUTS_MAX_ROWS_PER_CODE * missing_code
+        if cut_rows is not None and short_runs and _cuts_fit(cut_rows, keys, m, missing_code):
             return _scan_sorted_values_by_cuts(keys, order, m, row_weight, row_value, total,
                                                parent_cost, min_count, min_weight, best,
                                                cut_rows)  # fmt: skip
