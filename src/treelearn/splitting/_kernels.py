@@ -971,16 +971,26 @@ def _scan_sorted_values_by_cuts(keys, order, m, row_weight, row_value, total, pa
         cost_right = (total_sq - cut_rows[3, c]) - s_right * s_right / w_right
         cost_right = cost_right if cost_right > 0.0 else 0.0
         cost_right = cost_right if w_right > 0.0 else 0.0
-        allowed = (
-            (n_left >= min_count)
-            & (w_left >= min_weight)
-            & (total_n - n_left >= min_count)
-            & (w_right >= min_weight)
-        )
-        gain = parent_cost - cost_left - cost_right
-        cut_rows[4, c] = gain if allowed else -np.inf
+        cut_rows[4, c] = _allowed_gain(parent_cost, cost_left, cost_right, n_left, w_left,
+                                       total_n - n_left, w_right, min_count,
+                                       min_weight)  # fmt: skip
     _keep_first_best_cut(cut_rows, n_cuts, best)
     return n_cuts + 1
+
+
+@njit(cache=True, inline="always")
+def _allowed_gain(parent_cost, cost_left, cost_right, n_left, w_left, n_right, w_right,
+                  min_count, min_weight):  # fmt: skip
+    """The gain of a cut of the three-pass scans, ``-inf`` where a side breaks the
+    leaf constraints (:func:`_keep_cut`'s tests, as a selection: no branch)."""
+    allowed = (
+        (n_left >= min_count)
+        & (w_left >= min_weight)
+        & (n_right >= min_count)
+        & (w_right >= min_weight)
+    )
+    gain = parent_cost - cost_left - cost_right
+    return gain if allowed else -np.inf
 
 
 @njit(cache=True, _nrt=False)
@@ -1225,14 +1235,9 @@ def _scan_sorted_whole_gini_by_cuts(keys, order, m, row_weight, row_class, total
         cost_left = cost_left if w_cut > 0.0 else 0.0
         cost_right = w_right - cut_rows[3, k] / w_right
         cost_right = cost_right if w_right > 0.0 else 0.0
-        allowed = (
-            (n_cut >= min_count)
-            & (w_cut >= min_weight)
-            & (total_n - n_cut >= min_count)
-            & (w_right >= min_weight)
-        )
-        gain = parent_cost - cost_left - cost_right
-        cut_rows[4, k] = gain if allowed else -np.inf
+        cut_rows[4, k] = _allowed_gain(parent_cost, cost_left, cost_right, n_cut, w_cut,
+                                       total_n - n_cut, w_right, min_count,
+                                       min_weight)  # fmt: skip
     _keep_first_best_cut(cut_rows, n_cuts, best)
     return n_cuts + 1
 
