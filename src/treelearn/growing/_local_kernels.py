@@ -86,7 +86,7 @@ def local_workspace(codes, n_rows, n_channels, max_codes):
         np.zeros(max(n_channels - 1, 1), dtype=np.int64),  # class_map: class -> channel
         np.empty(n_rows),  # present_class: each row's class among those present
         np.empty(n_channels),  # present_stats: the node's statistics of those classes
-        np.empty((N_CUT_ROWS, n_rows)),  # cut_rows: squared error's scan of each cut
+        np.empty((N_CUT_ROWS, n_rows)),  # cut_rows: the three-pass scans' scratch
     )
 
 

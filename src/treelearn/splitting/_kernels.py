@@ -899,8 +899,9 @@ def _scan_sorted_values(keys, order, m, missing_code, row_weight, row_value, tot
 #: mispredicted).
 VALUE_CUTS_MAX_ROWS_PER_CODE = 4
 
-#: Rows of :func:`_scan_sorted_values_by_cuts`'s scratch (``cut_rows``): its left
-#: side's four sums at each cut, each cut's gain, each run's code.
+#: Rows of the three-pass scans' scratch (``cut_rows``): four sums at each cut
+#: (:func:`_scan_sorted_values_by_cuts`, :func:`_scan_sorted_whole_gini_by_cuts`),
+#: each cut's gain, each run's code.
 N_CUT_ROWS = 6
 
 
@@ -910,11 +911,14 @@ def _scan_sorted_values_by_cuts(keys, order, m, row_weight, row_value, total, pa
     """:func:`_scan_sorted_values` of a node without missing rows in three passes
     over ``cut_rows`` (:data:`N_CUT_ROWS` rows of at least ``m``): the left side's
     sums at every cut (summed as the one-pass scan sums them), then every cut's
-    gain in a loop without branches, which the compiler vectorises (several
-    divisions at once; the one-pass scan waits on each), then the first best.
-    The same arithmetic on the same sums: the same gains to the bit. Nodes of 4
-    to 512 rows over 255 codes scan in 0.6-0.8 of the one-pass time (an Intel
-    Xeon, numba 0.68).
+    gain in a loop without branches (which the compiler vectorises), then the
+    first best. The same arithmetic on the same sums: the same gains to the bit.
+
+    What it saves is the one-pass scan's mispredicted branches (a run's end, a
+    cut's tests), so it pays where runs of a code are short and uneven: nodes of
+    4 to 512 rows over 255 codes scan in 0.6-0.8 of the one-pass time (an Intel
+    Xeon, numba 0.68); where every row has a code of its own, or runs are long,
+    the one-pass scan's branches are predicted and it is the faster.
     """
     left_n = 0.0
     left_w = 0.0

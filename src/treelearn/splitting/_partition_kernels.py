@@ -92,8 +92,8 @@ def _summarise_run(k, rows, lo, hi, codes_f, missing_code, y_class, y_value, wei
     n_missing = 0
     mark_rows = child_of_row.shape[0] > 0
     if add_stats and not is_classification:
-        # Squared error's four sums in registers, not through memory at every
-        # row: :func:`add_row`'s arithmetic in its order, the same sums to the bit.
+        # Regression's four sums in registers, not through memory at every row:
+        # :func:`add_row`'s arithmetic in its order, the same sums to the bit.
         n = stats_row[0]
         sum_w = stats_row[1]
         sum_wy = stats_row[2]
