@@ -691,6 +691,9 @@ def test_squared_error_scans_match_the_channel_row_reference(
             assert best[0] == -math.inf
         else:
             assert tuple(best) == expected
+    # The three passes did run where they should (the scratch written), and only there.
+    short_runs = m <= K.VALUE_CUTS_MAX_ROWS_PER_CODE * n_codes
+    assert (not np.isnan(cut_rows).all()) == (m >= 2 and short_runs and codes.max() < n_codes)
     hist = np.zeros((n_codes + 1, 4))
     for j in range(m):
         hist[codes[j]] += [1.0, w[j], w[j] * y[j], w[j] * y[j] * y[j]]
@@ -746,6 +749,8 @@ def test_whole_weight_gini_scan_matches_the_channel_row_scan(
         )  # fmt: skip
         results.append((n_present, tuple(best) if best[0] > -math.inf else None))
     assert results[2] == results[1] == results[0]
+    # The three passes did run where they should (the scratch written), and only there.
+    assert (not np.isnan(cut_rows).all()) == (m >= 2 and codes.max() < n_codes)
 
     def threshold_scan(skip_missing, whole_weights):
         work = np.full((3, 1 + n_classes), np.nan)

@@ -963,7 +963,9 @@ def _scan_sorted_values_by_cuts(keys, order, m, row_weight, row_value, total, pa
     total_s = total[2]
     total_sq = total[3]
     for c in range(n_cuts):
-        # _keep_value_cut's tests and _squared_cost's arithmetic, as selections.
+        # _squared_cost's arithmetic as selections: its early return for an empty
+        # side is a branch here (nodes of 4 rows: 5.9 -> 7.3 ns a row), and it
+        # cannot divide first, as this loop does, under Python's error model.
         n_left = cut_rows[0, c]
         w_left = cut_rows[1, c]
         s_left = cut_rows[2, c]
@@ -1231,14 +1233,12 @@ def _scan_sorted_whole_gini_by_cuts(keys, order, m, row_weight, row_class, total
         cut_rows[5, n_cuts] = keys[i + 1]
     total_n = total[0]
     for k in range(n_cuts):
-        # _keep_gini_cut's tests and _gini_cost's arithmetic, as selections.
+        # (_keep_gini_cut's tests as a selection: the loop has no branch.)
         n_cut = cut_rows[0, k]
         w_cut = cut_rows[1, k]
         w_right = w_known - w_cut
-        cost_left = w_cut - cut_rows[2, k] / w_cut
-        cost_left = cost_left if w_cut > 0.0 else 0.0
-        cost_right = w_right - cut_rows[3, k] / w_right
-        cost_right = cost_right if w_right > 0.0 else 0.0
+        cost_left = _gini_cost(w_cut, cut_rows[2, k])
+        cost_right = _gini_cost(w_right, cut_rows[3, k])
         cut_rows[4, k] = _allowed_gain(parent_cost, cost_left, cost_right, n_cut, w_cut,
                                        total_n - n_cut, w_right, min_count,
                                        min_weight)  # fmt: skip
