@@ -525,3 +525,55 @@ def test_a_nominal_column_is_never_binned():
     classes = index % 2
     clf = CARTClassifier(max_bins=255, max_depth=1).fit(frame, classes)
     assert clf.score(frame, classes) == 1.0
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("n_sample", [2000, 70_000])  # the serial and the threaded gather
+def test_matrix_samples_are_each_columns_own_sample(dtype, n_sample, monkeypatch):
+    monkeypatch.setattr(binning, "BIN_SAMPLE_ROWS", n_sample)
+    rng = np.random.default_rng(4)
+    X = rng.standard_normal((2 * n_sample + 7, 5)).astype(dtype)
+    columns = [4, 0, 2]
+    samples = binning.matrix_samples(X, columns)
+    positions = binning.sample_positions(X.shape[0], n_sample)
+    assert samples.shape == (3, n_sample)
+    assert samples.dtype == dtype
+    for t, j in enumerate(columns):
+        np.testing.assert_array_equal(samples[t], X[positions, j])
+        np.testing.assert_array_equal(
+            quantile_bin_edges(X[:, j], 32, sample=samples[t]), quantile_bin_edges(X[:, j], 32)
+        )
+
+
+def test_a_given_sample_is_refused_for_a_column_with_missing_values():
+    values = np.array([1.0, np.nan, 2.0])
+    column = RawColumn("x", "numeric", values, np.isnan(values))
+    with pytest.raises(ValueError, match="known values"):
+        binning.column_bin_edges(column, 4, sample=values[:2])
+
+
+@pytest.mark.parametrize("block_bytes", [1, 2 * 2000 * 4, 16 << 20])
+def test_matrix_columns_binned_in_blocks_of_samples(small_sample, block_bytes, monkeypatch):
+    """A C-ordered matrix's columns take their samples a block at a time (one column,
+    two, all): the edges and codes of each column binned on its own."""
+    monkeypatch.setattr(dataset_module, "SAMPLE_BLOCK_BYTES", block_bytes)
+    rng = np.random.default_rng(5)
+    n = 3 * small_sample
+    X = np.column_stack(
+        [
+            rng.standard_normal(n),
+            rng.integers(0, 7, n) * 1.5,
+            np.where(rng.random(n) < 0.05, np.nan, rng.standard_normal(n)),
+            rng.exponential(size=n),
+            rng.integers(0, 300, n).astype(np.float64),
+        ]
+    ).astype(np.float32)
+    X = np.ascontiguousarray(X)
+    dataset = build_dataset(X, max_bins=64)
+    for f in range(X.shape[1]):
+        column = np.asfortranarray(X)[:, f]
+        known = column[~np.isnan(column)]
+        edges = quantile_bin_edges(known, 64)
+        np.testing.assert_array_equal(dataset.bin_edges[f], edges)
+        codes = np.where(np.isnan(column), edges.shape[0] + 1, np.searchsorted(edges, column))
+        np.testing.assert_array_equal(dataset.codes[:, f], codes)

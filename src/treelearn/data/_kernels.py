@@ -156,6 +156,31 @@ def bin_matrix_codes_parallel(matrix, columns, tables, depths, missing_codes, ou
 
 
 @njit(cache=True, inline="always")
+def _gather_matrix_range(matrix, positions, columns, out, start, stop):
+    for i in range(start, stop):
+        row = positions[i]
+        for t in range(columns.shape[0]):
+            out[t, i] = matrix[row, columns[t]]
+
+
+@njit(cache=True)
+def gather_matrix_rows_serial(matrix, positions, columns, out):
+    """``out[t, i] = matrix[positions[i], columns[t]]``: several columns of a C-ordered
+    ``matrix`` at the rows ``positions``, each row read once for all of them (a
+    column at a time reads a cache line of the matrix per row and column)."""
+    _gather_matrix_range(matrix, positions, columns, out, 0, positions.shape[0])
+
+
+@njit(cache=True, parallel=True)
+def gather_matrix_rows_parallel(matrix, positions, columns, out):
+    """:func:`gather_matrix_rows_serial` on numba's threads."""
+    n = positions.shape[0]
+    for chunk in prange((n + CHUNK - 1) // CHUNK):
+        start = chunk * CHUNK
+        _gather_matrix_range(matrix, positions, columns, out, start, min(start + CHUNK, n))
+
+
+@njit(cache=True, inline="always")
 def _count_unseen_range(values, padded, depth, n_distinct, start, stop):
     table = padded.reshape((1, padded.shape[0]))
     base = np.empty(BLOCK, dtype=np.int64)

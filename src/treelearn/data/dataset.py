@@ -9,7 +9,13 @@ import numba
 import numpy as np
 
 from treelearn._dtypes import code_dtype_for
-from treelearn.data.binning import column_bin_edges, write_bin_codes, write_matrix_bin_codes
+from treelearn.data import binning
+from treelearn.data.binning import (
+    column_bin_edges,
+    matrix_samples,
+    write_bin_codes,
+    write_matrix_bin_codes,
+)
 from treelearn.data.encoding import (
     nominal_codes,
     numeric_threshold,
@@ -30,6 +36,9 @@ DATA_THRESHOLD_TOLERANCE = 1e-6
 #: Tables of at least this many rows sort (or find the bin edges of) several numeric
 #: columns at once, one per numba thread; smaller ones are not worth the threads.
 THREADED_MIN_ROWS = 1 << 16
+#: Most bytes of bin samples of a C-ordered matrix's columns gathered together
+#: (:func:`_column_bin_edges`): 20 float32 columns of 200,000 rows.
+SAMPLE_BLOCK_BYTES = 16 << 20
 
 
 @dataclass(frozen=True)
@@ -195,12 +204,7 @@ def encode_table(table, max_bins=None):
     threaded = table.n_rows >= THREADED_MIN_ROWS and len(numeric) > 1
     n_threads = numba.get_num_threads() if threaded else 1
     if max_bins is not None:
-        # (Columns on threads of their own read each column on one thread.)
-        edges = _column_results(
-            lambda j: column_bin_edges(columns[j], max_bins, parallel=n_threads == 1),
-            numeric,
-            n_threads,
-        )
+        edges = _column_bin_edges(table, numeric, max_bins, n_threads)
         for j, column_edges in zip(numeric, edges, strict=True):
             bin_edges[j] = column_edges
             n_codes[j] = column_edges.shape[0] + 1
@@ -251,6 +255,38 @@ def _is_matrix_column(table, j):
         and values.strides[0] == source.strides[0]
         and values.ctypes.data == source.ctypes.data + j * source.strides[1]
     )
+
+
+def _column_bin_edges(table, numeric, max_bins, n_threads):
+    """:func:`~treelearn.data.binning.column_bin_edges` of each of the ``numeric``
+    columns, yielded in their order, on ``n_threads`` threads (:func:`_column_results`).
+
+    The columns of a C-ordered matrix are taken in blocks of at most
+    :data:`SAMPLE_BLOCK_BYTES` of samples, and the bin samples of a block's
+    columns without missing values gathered together
+    (:func:`~treelearn.data.binning.matrix_samples`): one read of each sampled
+    row for the block instead of one per column."""
+    columns = table.columns
+    width = 1
+    n_sample = binning.BIN_SAMPLE_ROWS
+    if table.matrix is not None and table.n_rows > n_sample:
+        width = max(SAMPLE_BLOCK_BYTES // (n_sample * table.matrix.itemsize), 1)
+    for first in range(0, len(numeric), width):
+        block = numeric[first : first + width]
+        gathered = [
+            j for j in block if _is_matrix_column(table, j) and not columns[j].missing.any()
+        ]
+        samples = {}
+        if width > 1 and gathered:
+            samples = dict(zip(gathered, matrix_samples(table.matrix, gathered), strict=True))
+        # (Columns on threads of their own read each column on one thread.)
+        yield from _column_results(
+            lambda j, samples=samples: column_bin_edges(
+                columns[j], max_bins, parallel=n_threads == 1, sample=samples.get(j)
+            ),
+            block,
+            n_threads,
+        )
 
 
 def _column_results(work, columns, n_threads):
