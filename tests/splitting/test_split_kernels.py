@@ -656,16 +656,18 @@ def _reference_squared_error_scan(codes, w, y, missing_code, min_count, min_weig
     min_count=st.sampled_from([1, 2, 4]),
     min_weight=st.sampled_from([0.0, 1.5]),
     with_missing=st.booleans(),
+    unit=st.booleans(),
 )
 def test_squared_error_scans_match_the_channel_row_reference(
-    seed, m, n_codes, min_count, min_weight, with_missing
+    seed, m, n_codes, min_count, min_weight, with_missing, unit
 ):
     """The register scans (rows in code order, in one pass or in three over
-    ``cut_rows``; a histogram) give the reference's split and gain to the bit,
-    missing rows (code ``n_codes``) included."""
+    ``cut_rows``, rows of weight 1 also without reading their weights; a
+    histogram) give the reference's split and gain to the bit, missing rows
+    (code ``n_codes``) included."""
     rng = np.random.default_rng(seed)
     codes = rng.integers(0, n_codes + int(with_missing), m)
-    w = rng.uniform(0.1, 3.0, m)
+    w = np.ones(m) if unit else rng.uniform(0.1, 3.0, m)
     y = rng.normal(0.0, 10.0, m)
     expected = _reference_squared_error_scan(codes, w, y, n_codes, min_count, min_weight)
     criterion = criterion_id("squared_error", False)
@@ -680,20 +682,27 @@ def test_squared_error_scans_match_the_channel_row_reference(
     keys = codes[order].astype(np.int64)
     work = np.zeros((5, 4))
     best = np.zeros(4)
-    for cut_rows in (None, np.full((K.N_CUT_ROWS, m), np.nan)):
+    scratch = [(None, False), (np.full((K.N_CUT_ROWS, m), np.nan), False)]
+    if unit:
+        scratch.append((np.full((K.N_CUT_ROWS, m), np.nan), True))
+    for cut_rows, unit_weights in scratch:
         n_present = K.scan_sorted_rows(
             keys, order, m, n_codes, w, np.zeros(m), y, False, total, parent_cost, criterion,
             min_count, min_weight, (work[0], work[1], work[2], work[3], work[4]), best, False,
-            cut_rows,
+            cut_rows, unit_weights,
         )  # fmt: skip
         assert n_present == np.unique(codes).size
         if expected[0] == -math.inf:
             assert best[0] == -math.inf
         else:
             assert tuple(best) == expected
-    # The three passes did run where they should (the scratch written), and only there.
+    # The three passes did run where they should (the scratch written), and only
+    # there; with unit weights, without writing the sides' weights.
     short_runs = m <= K.VALUE_CUTS_MAX_ROWS_PER_CODE * n_codes
-    assert (not np.isnan(cut_rows).all()) == (m >= 2 and short_runs and codes.max() < n_codes)
+    three_passes = m >= 2 and short_runs and codes.max() < n_codes
+    assert (not np.isnan(scratch[1][0]).all()) == three_passes
+    if unit and three_passes:
+        assert np.isnan(scratch[2][0][1]).all() and not np.isnan(scratch[2][0][0]).all()
     hist = np.zeros((n_codes + 1, 4))
     for j in range(m):
         hist[codes[j]] += [1.0, w[j], w[j] * y[j], w[j] * y[j] * y[j]]
@@ -717,17 +726,19 @@ def test_squared_error_scans_match_the_channel_row_reference(
     min_count=st.sampled_from([1, 2, 4]),
     min_weight=st.sampled_from([0.0, 1.5, 6.0]),
     with_missing=st.booleans(),
+    unit=st.booleans(),
 )
 def test_whole_weight_gini_scan_matches_the_channel_row_scan(
-    seed, m, n_codes, n_classes, max_weight, min_count, min_weight, with_missing
+    seed, m, n_codes, n_classes, max_weight, min_count, min_weight, with_missing, unit
 ):
     """With whole row weights (zero included) the Gini scans that keep the sides'
     sums of squares up to date row by row (code by code on a histogram; in one
-    pass or in three over ``cut_rows``) find the channel-row scan's split and
-    gain to the bit; missing rows (code ``n_codes``) included."""
+    pass or in three over ``cut_rows``, rows of weight 1 also without reading
+    their weights) find the channel-row scan's split and gain to the bit;
+    missing rows (code ``n_codes``) included."""
     rng = np.random.default_rng(seed)
     codes = rng.integers(0, n_codes + int(with_missing), m)
-    w = rng.integers(0, max_weight + 1, m).astype(np.float64)
+    w = np.ones(m) if unit else rng.integers(0, max_weight + 1, m).astype(np.float64)
     y = rng.integers(0, n_classes, m).astype(np.int32)
     assert w.sum() < K.WHOLE_WEIGHT_LIMIT
     criterion = criterion_id("gini", True)
@@ -740,17 +751,24 @@ def test_whole_weight_gini_scan_matches_the_channel_row_scan(
     order = np.argsort(codes, kind="stable").astype(np.int64)
     keys = codes[order].astype(np.int64)
     results = []
-    for whole_weights, cut_rows in ((False, None), (True, None), (True, np.full((6, m), np.nan))):
+    scratch = [(False, None, False), (True, None, False), (True, np.full((6, m), np.nan), False)]
+    if unit:
+        scratch.append((True, np.full((6, m), np.nan), True))
+    for whole_weights, cut_rows, unit_weights in scratch:
         work = np.full((5, 1 + n_classes), np.nan)
         best = np.zeros(4)
         n_present = K.scan_sorted_rows(
             keys, order, m, n_codes, w, y, np.zeros(1), True, total, parent_cost, criterion,
-            min_count, min_weight, tuple(work), best, whole_weights, cut_rows,
+            min_count, min_weight, tuple(work), best, whole_weights, cut_rows, unit_weights,
         )  # fmt: skip
         results.append((n_present, tuple(best) if best[0] > -math.inf else None))
-    assert results[2] == results[1] == results[0]
-    # The three passes did run where they should (the scratch written), and only there.
-    assert (not np.isnan(cut_rows).all()) == (m >= 2 and codes.max() < n_codes)
+    assert all(result == results[0] for result in results)
+    # The three passes did run where they should (the scratch written), and only
+    # there; with unit weights, without writing the sides' weights.
+    three_passes = m >= 2 and codes.max() < n_codes
+    assert (not np.isnan(scratch[2][1]).all()) == three_passes
+    if unit and three_passes:
+        assert np.isnan(scratch[3][1][1]).all() and not np.isnan(scratch[3][1][0]).all()
 
     def threshold_scan(skip_missing, whole_weights):
         work = np.full((3, 1 + n_classes), np.nan)

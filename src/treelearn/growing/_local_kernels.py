@@ -263,7 +263,7 @@ def _search_local(ws, search, order, limits, criterion, is_classification, a, b,
     local_keys, local_order, node_rows, targets = ws[1], ws[2], ws[3], ws[5]
     work = ws[15]
     n_codes, max_features, min_count, min_weight = search[0], search[3], search[4], search[5]
-    whole_weights = search[14]
+    whole_weights, unit_weights = search[14], search[15][3]
     stats = stats_rows[k]
     out = out_rows[k]
     parent_cost = weighted_impurity(stats, criterion)
@@ -291,7 +291,7 @@ def _search_local(ws, search, order, limits, criterion, is_classification, a, b,
         n_present = scan_sorted_rows(
             local_keys[f, a:b], local_order[f, a:b], b - a, n_codes[f], targets[0], row_class,
             targets[1], is_classification, stats, parent_cost, criterion, min_count,
-            min_weight, work_rows, best, whole_weights, ws[19],
+            min_weight, work_rows, best, whole_weights, ws[19], unit_weights,
         )  # fmt: skip
         if n_present >= 2:
             n_visited += 1
