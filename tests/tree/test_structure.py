@@ -267,3 +267,23 @@ def test_validate_rejects_binary_node_with_three_children():
     fields["category_child"] = np.zeros(0, dtype=np.int64)
     with pytest.raises(ModelFormatError, match="exactly two children"):
         Tree(**fields).validate()
+
+
+@pytest.mark.parametrize(
+    "first, second",
+    [
+        ("NaN threshold", "negative weight"),
+        ("missing child outside", "n_samples not the sum"),
+        ("leaf with feature", "child of two parents"),
+        ("unknown kind", "category map outside children"),
+        ("child before parent", "n_samples not the sum"),
+    ],
+)
+def test_validate_reports_the_first_broken_invariant(first, second):
+    """With two invariants broken (on different nodes), the one checked first is
+    reported, whichever node comes first."""
+    fields = fields_of(hand_built_tree())
+    CORRUPTIONS[second][0](fields)
+    CORRUPTIONS[first][0](fields)
+    with pytest.raises(ModelFormatError, match=re.escape(CORRUPTIONS[first][1])):
+        Tree(**fields).validate()

@@ -55,11 +55,16 @@ from treelearn._dtypes import (
     NO_CHILD,
     NODE_KIND_NAMES,
     NODE_LEAF,
-    NODE_MULTIWAY,
     NODE_SUBSET,
     NODE_THRESHOLD,
 )
 from treelearn.exceptions import ModelFormatError
+from treelearn.tree._invariants import (
+    BROKEN_INVARIANTS,
+    INTACT,
+    UNKNOWN_KIND,
+    first_broken_invariant,
+)
 from treelearn.tree._traverse import (
     BLOCK_ROWS,
     depth_first_layout,
@@ -426,78 +431,27 @@ class Tree:
             fail("child_ptr and category_ptr need one entry per node plus one")
         if self.value.ndim != 2 or self.value.shape[0] != n:
             fail(f"value has shape {self.value.shape}, expected ({n}, n_outputs)")
-        if self.child_ptr[0] != 0 or np.any(np.diff(self.child_ptr) < 0):
-            fail("child_ptr must start at 0 and never decrease")
-        if self.child_ptr[-1] != self.children.shape[0]:
-            fail("child_ptr does not end at the number of children")
-        if self.category_ptr[0] != 0 or np.any(np.diff(self.category_ptr) < 0):
-            fail("category_ptr must start at 0 and never decrease")
-        if self.category_ptr[-1] != self.category_child.shape[0]:
-            fail("category_ptr does not end at the length of category_child")
-        known_kind = np.isin(self.kind, np.array(list(NODE_KIND_NAMES)))
-        if not known_kind.all():
+        broken = first_broken_invariant(
+            self.feature, self.kind, self.threshold, self.child_ptr, self.children,
+            self.category_ptr, self.category_child, self.missing_child, self.n_samples,
+            self.weight, float(self.n_features),  # (a float: any count compares, 10**30 too)
+        )  # fmt: skip
+        if broken == UNKNOWN_KIND:
+            known_kind = np.isin(self.kind, np.array(list(NODE_KIND_NAMES)))
             fail(f"unknown node kinds {sorted(set(self.kind[~known_kind].tolist()))}")
-        n_children = np.diff(self.child_ptr)
-        leaf = self.kind == NODE_LEAF
-        if np.any(n_children[leaf] != 0) or np.any(self.feature[leaf] != -1):
-            fail("a leaf has children or a feature")
-        if np.any(n_children[~leaf] < 2):
-            fail("an internal node has fewer than two children")
-        if np.any((self.feature[~leaf] < 0) | (self.feature[~leaf] >= self.n_features)):
-            fail("an internal node tests a feature out of range")
-        binary = (self.kind == NODE_THRESHOLD) | (self.kind == NODE_SUBSET)
-        if np.any(n_children[binary] != 2):
-            fail("a threshold or subset node does not have exactly two children")
-        if np.any(
-            ~np.isfinite(self.threshold[self.kind == NODE_THRESHOLD])
-            & ~np.isposinf(self.threshold[self.kind == NODE_THRESHOLD])
-        ):
-            fail("a threshold is NaN or -inf")
-        # (Per internal node and per child, no array of a child's parent: trees of
-        # millions of nodes are validated per fit, and that array doubled its peak memory.)
-        internal = np.flatnonzero(~leaf)
-        first_child = self.child_ptr[internal]
-        if self.children.shape[0] and (
-            np.any(np.minimum.reduceat(self.children, first_child) <= internal)
-            or self.children.max() >= n
-        ):
-            fail("every child must come after its parent and be a node of the tree")
-        # n - 1 children, all in 1 .. n-1 (above: after a parent), none left out: each once.
-        is_child = np.zeros(n, dtype=np.bool_)
-        is_child[self.children] = True
-        if self.children.shape[0] != n - 1 or not is_child[1:].all():
-            fail("every node but the root must be the child of exactly one node")
-        nominal = (self.kind == NODE_MULTIWAY) | (self.kind == NODE_SUBSET)
-        n_categories = np.diff(self.category_ptr)
-        if np.any(n_categories[~nominal] != 0):
-            fail("a node that is not nominal has a category map")
-        cats = self.category_child
-        n_owner_children = np.repeat(n_children, n_categories)
-        del n_categories
-        if np.any((cats != NO_CHILD) & ((cats < 0) | (cats >= n_owner_children))):
-            fail("a category map points outside its node's children")
-        missing = self.missing_child[internal]
-        if np.any(
-            (missing != MISSING_BY_WEIGHT) & ((missing < 0) | (missing >= n_children[internal]))
-        ):
-            fail("missing_child points outside its node's children")
-        if np.any(self.n_samples < 0) or np.any(self.weight < 0):
-            fail("negative n_samples or weight")
-        # A node that splits missing values by weight sends those rows to every child.
-        by_weight = missing == MISSING_BY_WEIGHT
-        del n_children, missing
-        if internal.shape[0]:
-            child_total = np.add.reduceat(self.n_samples[self.children], first_child)
-            node_total = self.n_samples[internal]
-            if np.any((child_total != node_total)[~by_weight]):
-                fail("an internal node's n_samples is not the sum of its children's")
-            if np.any((child_total < node_total)[by_weight]):
-                fail("a node splitting missing values by weight has more rows than its children")
-            del child_total, node_total
-        if by_weight.any():
-            child_weight = np.add.reduceat(self.weight[self.children], first_child)[by_weight]
-            if not np.allclose(child_weight, self.weight[internal[by_weight]], rtol=1e-9, atol=0):
+        if broken != INTACT:
+            fail(BROKEN_INVARIANTS[broken])
+        # A node that splits missing values by weight sends those rows to every child,
+        # and weighs as much as they do together.
+        if np.any(self.missing_child == MISSING_BY_WEIGHT):
+            internal = np.flatnonzero(self.kind != NODE_LEAF)
+            by_weight = self.missing_child[internal] == MISSING_BY_WEIGHT
+            child_weight = np.add.reduceat(self.weight[self.children], self.child_ptr[internal])
+            if not np.allclose(
+                child_weight[by_weight], self.weight[internal[by_weight]], rtol=1e-9, atol=0
+            ):
                 fail("a node splitting missing values by weight is not as heavy as its children")
+        binary = (self.kind == NODE_THRESHOLD) | (self.kind == NODE_SUBSET)
         self._validate_surrogates(fail, binary)
         return self
 
