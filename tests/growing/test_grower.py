@@ -400,7 +400,7 @@ def test_unit_weights_gather_only_targets_and_grow_the_weighted_tree(n_classes):
     (``sorted_scan``'s fourth entry); other weights gather theirs. With every
     weight 2 (each gain exactly twice) the tree splits the same nodes the same way."""
     rng = np.random.default_rng(8)
-    n = 3000  # nodes above local mode's 512 rows, features with more codes than kept bins
+    n = 3000  # nodes above local mode's 1,024 rows, features with more codes than kept bins
     X = rng.normal(size=(n, 3))
     y = rng.integers(0, 3, n) if n_classes else X[:, 0] + rng.normal(scale=0.5, size=n)
     dataset = build_dataset(X)
