@@ -51,6 +51,18 @@ def _is_known_kind(kind):
     return kind in (NODE_LEAF, NODE_THRESHOLD, NODE_MULTIWAY, NODE_SUBSET)
 
 
+@njit(cache=True, inline="always")
+def _broken_pointers(ptr, length):
+    """0 when ``ptr`` starts at 0, never decreases and ends at ``length``; else 1 (it
+    does not start at 0, or decreases) or 2 (it ends elsewhere)."""
+    if ptr[0] != 0:
+        return 1
+    for i in range(ptr.shape[0] - 1):
+        if ptr[i + 1] < ptr[i]:
+            return 1
+    return 2 if ptr[ptr.shape[0] - 1] != length else 0
+
+
 @njit(cache=True)
 def first_broken_invariant(
     feature, kind, threshold, child_ptr, children, category_ptr, category_child, missing_child,
@@ -60,20 +72,12 @@ def first_broken_invariant(
     break (:data:`INTACT` when none). The arrays' shapes are checked before: one
     entry per node (``child_ptr`` and ``category_ptr``: one more)."""
     n = feature.shape[0]
-    if child_ptr[0] != 0:
-        return 1
-    for i in range(n):
-        if child_ptr[i + 1] < child_ptr[i]:
-            return 1
-    if child_ptr[n] != children.shape[0]:
-        return 2
-    if category_ptr[0] != 0:
-        return 3
-    for i in range(n):
-        if category_ptr[i + 1] < category_ptr[i]:
-            return 3
-    if category_ptr[n] != category_child.shape[0]:
-        return 4
+    broken = _broken_pointers(child_ptr, children.shape[0])
+    if broken:
+        return broken  # 1 or 2
+    broken = _broken_pointers(category_ptr, category_child.shape[0])
+    if broken:
+        return 2 + broken  # 3 or 4
     # The other checks in one pass over the nodes, each failure a bit of ``failed``:
     # the lowest is the one the checks in turn would find first, as a check that
     # relies on an earlier one's (children in range: indexed) counts only where
