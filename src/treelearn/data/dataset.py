@@ -273,12 +273,13 @@ def _column_bin_edges(table, numeric, max_bins, n_threads):
         width = max(SAMPLE_BLOCK_BYTES // (n_sample * table.matrix.itemsize), 1)
     for first in range(0, len(numeric), width):
         block = numeric[first : first + width]
-        gathered = [
-            j for j in block if _is_matrix_column(table, j) and not columns[j].missing.any()
-        ]
         samples = {}
-        if width > 1 and gathered:
-            samples = dict(zip(gathered, matrix_samples(table.matrix, gathered), strict=True))
+        if width > 1:
+            gathered = [
+                j for j in block if _is_matrix_column(table, j) and not columns[j].missing.any()
+            ]
+            if gathered:
+                samples = dict(zip(gathered, matrix_samples(table.matrix, gathered), strict=True))
         # (Columns on threads of their own read each column on one thread.)
         yield from _column_results(
             lambda j, samples=samples: column_bin_edges(
