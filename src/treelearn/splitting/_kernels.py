@@ -1300,7 +1300,7 @@ def _cuts_fit(cut_rows, keys, m, missing_code):
     return m >= 2 and cut_rows.shape[1] >= m and keys[m - 1] != missing_code
 
 
-@njit(cache=True, _nrt=False, inline="always")
+@njit(cache=True, _nrt=False)
 def scan_sorted_rows(
     keys, order, m, missing_code, row_weight, row_class, row_value, is_classification, total,
     parent_cost, criterion, min_count, min_weight, work_rows, best, whole_weights=False,
@@ -1327,10 +1327,9 @@ def scan_sorted_rows(
     missing rows by :func:`_scan_sorted_whole_gini_by_cuts`: the same gains again,
     faster still with ``unit_weights`` (every row's weight is 1: not read).
 
-    Inlined where it is called (only the choice of scan: each scan is a call):
-    local mode calls it for every feature of every node, and the call with this
-    many arrays cost full-depth regression fits of 100k x 20 6% (exact) to 12%
-    (255 bins), 10-class ones about 2% (an Intel Xeon).
+    (Inlined into its callers, this choice of scan took 6-12% off full-depth
+    regression fits, but the test suite's first run, which compiles every kernel,
+    went from 8 to 25 minutes on two cores: not inlined.)
     """
     if not is_classification and criterion == SQUARED_ERROR:
         # (Long runs of a code: the one-pass scan's branch on a run's end is
