@@ -1358,17 +1358,6 @@ def scan_sorted_rows(
         return _scan_sorted_whole_gini(keys, order, m, missing_code, row_weight, row_class,
                                        total, parent_cost, min_count, min_weight, best,
                                        work_rows[0], work_rows[4])  # fmt: skip
-    return _scan_sorted_channels(keys, order, m, missing_code, row_weight, row_class, row_value,
-                                 is_classification, total, parent_cost, criterion, min_count,
-                                 min_weight, work_rows, best)  # fmt: skip
-
-
-@njit(cache=True, _nrt=False)
-def _scan_sorted_channels(keys, order, m, missing_code, row_weight, row_class, row_value,
-                          is_classification, total, parent_cost, criterion, min_count,
-                          min_weight, work_rows, best):  # fmt: skip
-    """:func:`scan_sorted_rows` of any criterion, the sides' statistics kept in
-    the scratch rows ``work_rows`` (left, right, with missing, group, missing)."""
     n_channels = total.shape[0]
     left, right, with_missing, group, missing = work_rows
     left[:] = 0.0
