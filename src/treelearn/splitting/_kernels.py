@@ -900,13 +900,13 @@ def _scan_sorted_values(keys, order, m, missing_code, row_weight, row_value, tot
 VALUE_CUTS_MAX_ROWS_PER_CODE = 4
 
 #: Rows of the three-pass scans' scratch (``cut_rows``): four sums at each cut
-#: (:func:`_scan_sorted_values_by_cuts`, :func:`_scan_sorted_whole_gini_by_cuts`),
+#: (:func:`scan_sorted_values_by_cuts`, :func:`scan_sorted_whole_gini_by_cuts`),
 #: each cut's gain, each run's code.
 N_CUT_ROWS = 6
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
-def _scan_sorted_values_by_cuts(keys, order, m, row_weight, row_value, total, parent_cost,
+def scan_sorted_values_by_cuts(keys, order, m, row_weight, row_value, total, parent_cost,
                                 min_count, min_weight, best, cut_rows):  # fmt: skip
     """:func:`_scan_sorted_values` of a node without missing rows in three passes
     over ``cut_rows`` (:data:`N_CUT_ROWS` rows of at least ``m``): the left side's
@@ -1201,14 +1201,14 @@ def _scan_sorted_whole_gini(keys, order, m, missing_code, row_weight, row_class,
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
-def _scan_sorted_whole_gini_by_cuts(keys, order, m, row_weight, row_class, total, parent_cost,
+def scan_sorted_whole_gini_by_cuts(keys, order, m, row_weight, row_class, total, parent_cost,
                                     min_count, min_weight, best, left, cut_rows):  # fmt: skip
     """:func:`_scan_sorted_whole_gini` of a node without missing rows in the three
-    passes of :func:`_scan_sorted_values_by_cuts`: each cut's left rows, left
+    passes of :func:`scan_sorted_values_by_cuts`: each cut's left rows, left
     weight and the two sides' sums of squared class weights (kept up to date row
     by row as the one-pass scan keeps them: whole numbers, exact), then the
     gains without branches, then the first best. The same gains to the bit.
-    ``row_weight`` None: every row weighs 1, as :func:`_scan_sorted_values_by_cuts`
+    ``row_weight`` None: every row weighs 1, as :func:`scan_sorted_values_by_cuts`
     takes it."""
     w_known = 0.0
     sq_right = 0.0
@@ -1293,8 +1293,8 @@ def _scan_threshold_whole_gini(hist, n_known, known, total, has_missing, parent_
 
 
 @njit(cache=True, inline="always")
-def _cuts_fit(cut_rows, keys, m, missing_code):
-    """Whether the three-pass scans (:func:`_scan_sorted_values_by_cuts`) take the
+def cuts_fit(cut_rows, keys, m, missing_code):
+    """Whether the three-pass scans (:func:`scan_sorted_values_by_cuts`) take the
     node: two rows or more, room for them in ``cut_rows``, none missing (the
     rows in code order end with the known ones)."""
     return m >= 2 and cut_rows.shape[1] >= m and keys[m - 1] != missing_code
@@ -1323,36 +1323,39 @@ def scan_sorted_rows(
     with the same gains at a fraction of the cost. ``cut_rows`` (scratch of
     :data:`N_CUT_ROWS` rows of at least ``m``): squared error without missing
     rows (and with at most :data:`VALUE_CUTS_MAX_ROWS_PER_CODE` rows a code) is
-    scanned by :func:`_scan_sorted_values_by_cuts`, whole-weight Gini without
-    missing rows by :func:`_scan_sorted_whole_gini_by_cuts`: the same gains again,
+    scanned by :func:`scan_sorted_values_by_cuts`, whole-weight Gini without
+    missing rows by :func:`scan_sorted_whole_gini_by_cuts`: the same gains again,
     faster still with ``unit_weights`` (every row's weight is 1: not read).
 
     (Inlined into its callers, this choice of scan took 6-12% off full-depth
     regression fits, but the test suite's first run, which compiles every kernel,
-    went from 8 to 25 minutes on two cores: not inlined.)
+    went from 8 to 25 minutes on two cores: not inlined. Local mode's search,
+    which calls it for every feature of every small node, calls the unit-weight
+    three-pass scans itself instead: 7-10% off full-depth regression, 2-4% off
+    classification, on one thread.)
     """
     if not is_classification and criterion == SQUARED_ERROR:
         # (Long runs of a code: the one-pass scan's branch on a run's end is
         # predicted, and it is the faster; 64 rows over 4 codes 1.9 ns a row
         # against 2.9, 256 over 16 1.7 against 2.8, 256 over 64 3.8 against 3.2.)
         short_runs = m <= VALUE_CUTS_MAX_ROWS_PER_CODE * missing_code
-        if cut_rows is not None and short_runs and _cuts_fit(cut_rows, keys, m, missing_code):
+        if cut_rows is not None and short_runs and cuts_fit(cut_rows, keys, m, missing_code):
             if unit_weights:
-                return _scan_sorted_values_by_cuts(keys, order, m, None, row_value, total,
+                return scan_sorted_values_by_cuts(keys, order, m, None, row_value, total,
                                                    parent_cost, min_count, min_weight, best,
                                                    cut_rows)  # fmt: skip
-            return _scan_sorted_values_by_cuts(keys, order, m, row_weight, row_value, total,
+            return scan_sorted_values_by_cuts(keys, order, m, row_weight, row_value, total,
                                                parent_cost, min_count, min_weight, best,
                                                cut_rows)  # fmt: skip
         return _scan_sorted_values(keys, order, m, missing_code, row_weight, row_value, total,
                                    parent_cost, min_count, min_weight, best)  # fmt: skip
     if is_classification and criterion == GINI and whole_weights:
-        if cut_rows is not None and _cuts_fit(cut_rows, keys, m, missing_code):
+        if cut_rows is not None and cuts_fit(cut_rows, keys, m, missing_code):
             if unit_weights:
-                return _scan_sorted_whole_gini_by_cuts(keys, order, m, None, row_class, total,
+                return scan_sorted_whole_gini_by_cuts(keys, order, m, None, row_class, total,
                                                        parent_cost, min_count, min_weight,
                                                        best, work_rows[0], cut_rows)  # fmt: skip
-            return _scan_sorted_whole_gini_by_cuts(keys, order, m, row_weight, row_class, total,
+            return scan_sorted_whole_gini_by_cuts(keys, order, m, row_weight, row_class, total,
                                                    parent_cost, min_count, min_weight, best,
                                                    work_rows[0], cut_rows)  # fmt: skip
         return _scan_sorted_whole_gini(keys, order, m, missing_code, row_weight, row_class,
