@@ -180,6 +180,15 @@ def gather_matrix_rows_parallel(matrix, positions, columns, out):
         _gather_matrix_range(matrix, positions, columns, out, start, min(start + CHUNK, n))
 
 
+@njit(cache=True)
+def copy_matrix_columns(matrix, columns, out):
+    """``out[t] = matrix[:, columns[t]]``: several columns of a C-ordered ``matrix``
+    copied into contiguous rows, each row of the matrix read once for all of them."""
+    for i in range(matrix.shape[0]):
+        for t in range(columns.shape[0]):
+            out[t, i] = matrix[i, columns[t]]
+
+
 @njit(cache=True, inline="always")
 def _count_unseen_range(values, padded, depth, n_distinct, start, stop):
     table = padded.reshape((1, padded.shape[0]))

@@ -10,6 +10,7 @@ import numpy as np
 
 from treelearn._dtypes import code_dtype_for
 from treelearn.data import binning
+from treelearn.data._kernels import copy_matrix_columns
 from treelearn.data.binning import (
     column_bin_edges,
     matrix_samples,
@@ -39,6 +40,10 @@ THREADED_MIN_ROWS = 1 << 16
 #: Most bytes of bin samples of a C-ordered matrix's columns gathered together
 #: (:func:`_column_bin_edges`): 20 float32 columns of 200,000 rows.
 SAMPLE_BLOCK_BYTES = 16 << 20
+#: Most bytes a row of a C-ordered matrix's columns copied together to be sorted
+#: (:func:`_sorted_numeric_columns`): four float32 columns, two float64, less than
+#: the radix sort's own 24 bytes a row.
+SORT_BLOCK_ROW_BYTES = 16
 
 
 @dataclass(frozen=True)
@@ -222,7 +227,7 @@ def encode_table(table, max_bins=None):
         elif bin_edges[j] is not None and j not in coded:
             write_bin_codes(column.values, bin_edges[j], matrix[:, j])
     if max_bins is None:
-        sorted_columns = _column_results(lambda j: sort_numeric(columns[j]), numeric, n_threads)
+        sorted_columns = _sorted_numeric_columns(table, numeric, n_threads)
         for j, sorted_column in zip(numeric, sorted_columns, strict=True):
             n_codes[j] = sorted_column.n_distinct
             if n_codes[j] > np.iinfo(matrix.dtype).max:
@@ -284,6 +289,41 @@ def _column_bin_edges(table, numeric, max_bins, n_threads):
         yield from _column_results(
             lambda j, samples=samples: column_bin_edges(
                 columns[j], max_bins, parallel=n_threads == 1, sample=samples.get(j)
+            ),
+            block,
+            n_threads,
+        )
+
+
+def _sorted_numeric_columns(table, numeric, n_threads):
+    """:func:`~treelearn.data.encoding.sort_numeric` of each of the ``numeric``
+    columns, yielded in their order, on ``n_threads`` threads (:func:`_column_results`).
+
+    The columns of a C-ordered matrix are copied into contiguous rows,
+    :data:`SORT_BLOCK_ROW_BYTES` a row at a time (each row of the matrix read
+    once for the block), and sorted from there: the radix sort reads its column
+    once to make the keys, and a strided column reads a cache line of the
+    matrix a row. Encoding 800,000 x 20 went 0.73 -> 0.66 s (float32) and
+    1.07 -> 0.85 s (float64) on one thread, 1.0 -> 0.6-0.7 s and 1.5 -> 0.9 s on
+    two, where the strided reads of two threads at once had made it slower than
+    one (an Intel Xeon)."""
+    columns = table.columns
+    matrix = table.matrix
+    width = 1 if matrix is None else max(SORT_BLOCK_ROW_BYTES // matrix.itemsize, 1)
+    buffer = None
+    for first in range(0, len(numeric), width):
+        block = numeric[first : first + width]
+        copied = {}
+        in_matrix = [j for j in block if _is_matrix_column(table, j)]
+        if width > 1 and in_matrix:
+            if buffer is None:
+                buffer = np.empty((width, table.n_rows), dtype=matrix.dtype)
+            copy_matrix_columns(matrix, np.asarray(in_matrix, dtype=np.int64), buffer)
+            copied = {j: buffer[t] for t, j in enumerate(in_matrix)}
+        # (Each block's sorts are all done before the next block is copied over them.)
+        yield from _column_results(
+            lambda j, copied=copied: sort_numeric(
+                columns[j].with_values(copied[j]) if j in copied else columns[j]
             ),
             block,
             n_threads,
