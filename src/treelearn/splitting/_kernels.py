@@ -907,7 +907,7 @@ N_CUT_ROWS = 6
 
 @njit(cache=True, error_model="numpy", _nrt=False)
 def scan_sorted_values_by_cuts(keys, order, m, row_weight, row_value, total, parent_cost,
-                                min_count, min_weight, best, cut_rows):  # fmt: skip
+                               min_count, min_weight, best, cut_rows):  # fmt: skip
     """:func:`_scan_sorted_values` of a node without missing rows in three passes
     over ``cut_rows`` (:data:`N_CUT_ROWS` rows of at least ``m``): the left side's
     sums at every cut (summed as the one-pass scan sums them), then every cut's
@@ -1202,7 +1202,7 @@ def _scan_sorted_whole_gini(keys, order, m, missing_code, row_weight, row_class,
 
 @njit(cache=True, error_model="numpy", _nrt=False)
 def scan_sorted_whole_gini_by_cuts(keys, order, m, row_weight, row_class, total, parent_cost,
-                                    min_count, min_weight, best, left, cut_rows):  # fmt: skip
+                                   min_count, min_weight, best, left, cut_rows):  # fmt: skip
     """:func:`_scan_sorted_whole_gini` of a node without missing rows in the three
     passes of :func:`scan_sorted_values_by_cuts`: each cut's left rows, left
     weight and the two sides' sums of squared class weights (kept up to date row
@@ -1342,22 +1342,22 @@ def scan_sorted_rows(
         if cut_rows is not None and short_runs and cuts_fit(cut_rows, keys, m, missing_code):
             if unit_weights:
                 return scan_sorted_values_by_cuts(keys, order, m, None, row_value, total,
-                                                   parent_cost, min_count, min_weight, best,
-                                                   cut_rows)  # fmt: skip
+                                                  parent_cost, min_count, min_weight, best,
+                                                  cut_rows)  # fmt: skip
             return scan_sorted_values_by_cuts(keys, order, m, row_weight, row_value, total,
-                                               parent_cost, min_count, min_weight, best,
-                                               cut_rows)  # fmt: skip
+                                              parent_cost, min_count, min_weight, best,
+                                              cut_rows)  # fmt: skip
         return _scan_sorted_values(keys, order, m, missing_code, row_weight, row_value, total,
                                    parent_cost, min_count, min_weight, best)  # fmt: skip
     if is_classification and criterion == GINI and whole_weights:
         if cut_rows is not None and cuts_fit(cut_rows, keys, m, missing_code):
             if unit_weights:
                 return scan_sorted_whole_gini_by_cuts(keys, order, m, None, row_class, total,
-                                                       parent_cost, min_count, min_weight,
-                                                       best, work_rows[0], cut_rows)  # fmt: skip
+                                                      parent_cost, min_count, min_weight,
+                                                      best, work_rows[0], cut_rows)  # fmt: skip
             return scan_sorted_whole_gini_by_cuts(keys, order, m, row_weight, row_class, total,
-                                                   parent_cost, min_count, min_weight, best,
-                                                   work_rows[0], cut_rows)  # fmt: skip
+                                                  parent_cost, min_count, min_weight, best,
+                                                  work_rows[0], cut_rows)  # fmt: skip
         return _scan_sorted_whole_gini(keys, order, m, missing_code, row_weight, row_class,
                                        total, parent_cost, min_count, min_weight, best,
                                        work_rows[0], work_rows[4])  # fmt: skip
