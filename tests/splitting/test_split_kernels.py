@@ -103,7 +103,9 @@ def find_split(
             sorted_slot[f] = slot
             order = np.argsort(codes[node_rows, f], kind="stable")
             sorted_rows[slot, start:end] = node_rows[order]
-    out = np.empty(K.N_OUT)
+    # (A search that finds no split writes only the gain and the feature: the other
+    # slots read -1 then, not whatever an empty array held, which could be NaN.)
+    out = np.full(K.N_OUT, -1.0)
     out_mask = np.zeros(max_bins + 1, dtype=np.uint8)
     available = {
         "codes": codes,
