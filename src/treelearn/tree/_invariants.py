@@ -13,6 +13,7 @@ from numba import njit
 from treelearn._dtypes import (
     MISSING_BY_WEIGHT,
     NO_CHILD,
+    NODE_KIND_NAMES,
     NODE_LEAF,
     NODE_MULTIWAY,
     NODE_SUBSET,
@@ -44,11 +45,8 @@ BROKEN_INVARIANTS = (
 )
 UNKNOWN_KIND = 5
 N_INVARIANTS = len(BROKEN_INVARIANTS)
-
-
-@njit(cache=True, inline="always")
-def _is_known_kind(kind):
-    return kind in (NODE_LEAF, NODE_THRESHOLD, NODE_MULTIWAY, NODE_SUBSET)
+#: The node kinds a tree may hold (a tuple: numba reads it as a constant).
+KNOWN_KINDS = tuple(NODE_KIND_NAMES)
 
 
 @njit(cache=True, inline="always")
@@ -88,7 +86,7 @@ def first_broken_invariant(
         k = kind[i]
         leaf = k == NODE_LEAF
         n_children = child_ptr[i + 1] - child_ptr[i]
-        if not _is_known_kind(k):
+        if k not in KNOWN_KINDS:
             failed |= 1 << UNKNOWN_KIND
         if leaf and (n_children != 0 or feature[i] != -1):
             failed |= 1 << 6
