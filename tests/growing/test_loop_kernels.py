@@ -680,3 +680,26 @@ def test_estimators_take_the_fast_loop(make, monkeypatch):
     slow = make(n_jobs=1, max_features=4, random_state=3).fit(X, y)
     assert calls == [1]
     assert_same_tree(fast.tree_, slow.tree_)
+
+
+def test_multiway_splits_of_many_categories_keep_every_child_of_a_row():
+    """More children than a byte can number: ``child_of_row`` (which splits the
+    presorted runs by child) is then int32, and both loops grow the same tree."""
+    rng = np.random.default_rng(5)
+    n = 3000
+    frame = pd.DataFrame(
+        {
+            "many": rng.choice([f"c{k}" for k in range(300)], n).astype(object),
+            "a": rng.normal(size=n),
+            "b": rng.normal(size=n).round(2),
+        }
+    )
+    y = ((frame["a"] > 0).to_numpy() + rng.integers(0, 2, n)) % 2
+    dataset = build_dataset(frame)
+    spec = spec_for(2, nominal_split="multiway", criterion="entropy")
+    grower = Grower(dataset, y, np.ones(n), 2, spec, np.random.default_rng(0), 1)
+    assert grower.child_of_row.dtype == np.int32 and grower.sorted_features.size == 2
+    tree = grow_both(dataset, y, np.ones(n), 2, spec)
+    assert (np.diff(tree.child_ptr) > 256).any()  # a split of more than 256 children
+    usual = Grower(dataset, y, np.ones(n), 2, spec_for(2), np.random.default_rng(0), 1)
+    assert usual.child_of_row.dtype == np.uint8

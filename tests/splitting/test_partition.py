@@ -116,8 +116,13 @@ def test_partition_by_child_pins_an_example():
 def test_counting_sort_rows_is_a_stable_sort(data):
     codes, n_codes, _, _, _, _ = data
     out = np.full(codes.shape[0], -1, dtype=np.int32)
-    K.counting_sort_rows(codes, n_codes + 1, out)
+    out_codes = np.full(codes.shape[0], -1, dtype=np.int32)
+    K.counting_sort_rows(codes, n_codes + 1, out, out_codes)
     np.testing.assert_array_equal(out, np.argsort(codes, kind="stable"))
+    np.testing.assert_array_equal(out_codes, np.sort(codes))  # the codes, in that order
+    again = np.full_like(out, -1)
+    K.counting_sort_rows(codes, n_codes + 1, again, out_codes[:0])  # (no codes wanted)
+    np.testing.assert_array_equal(again, out)
 
 
 def test_counting_sort_columns_sorts_each_column_as_counting_sort_rows():
@@ -128,14 +133,26 @@ def test_counting_sort_columns_sorts_each_column_as_counting_sort_rows():
     )
     features = np.array([3, 0, 4, 1], dtype=np.int64)
     out = np.full((features.shape[0], 5000), -1, dtype=np.int32)
-    K.counting_sort_columns(codes, features, n_codes[features] + 1, out)
+    out_codes = np.full_like(out, -1)
+    K.counting_sort_columns(codes, features, n_codes[features] + 1, out, out_codes)
     for slot, f in enumerate(features):
         np.testing.assert_array_equal(out[slot], np.argsort(codes[:, f], kind="stable"))
+        np.testing.assert_array_equal(out_codes[slot], codes[out[slot], f])
+    again = np.full_like(out, -1)
+    K.counting_sort_columns(codes, features, n_codes[features] + 1, again, NO_CODES)
+    np.testing.assert_array_equal(again, out)
 
 
 @SETTINGS
-@given(data=node_rows(), n_children=st.integers(2, 3), n_slots=st.integers(1, 3))
-def test_partition_sorted_rows_keeps_code_order_in_each_child(data, n_children, n_slots):
+@given(
+    data=node_rows(),
+    n_children=st.integers(2, 3),
+    n_slots=st.integers(1, 3),
+    with_codes=st.booleans(),
+)
+def test_partition_sorted_rows_keeps_code_order_in_each_child(
+    data, n_children, n_slots, with_codes
+):
     codes, _, rows, start, end, rng = data
     n = codes.shape[0]
     # Each slot: the node's rows ordered by some feature's code; outside the node, junk.
@@ -149,8 +166,21 @@ def test_partition_sorted_rows_keeps_code_order_in_each_child(data, n_children, 
     for s in range(n_slots):
         sorted_rows[s, start:end] = node[np.argsort(feature_codes[s][node], kind="stable")]
     before = sorted_rows.copy()
-    buffer = np.empty(n, dtype=np.int32)
-    K.partition_sorted_rows(sorted_rows, start, end, child_of_row, bounds, buffer)
+    # The codes beside each slot's rows (junk outside the node), or none kept.
+    sorted_codes = np.full_like(sorted_rows, -7)
+    for s in range(n_slots):
+        sorted_codes[s, start:end] = feature_codes[s][sorted_rows[s, start:end]]
+    codes_before = sorted_codes.copy()
+    if not with_codes:
+        sorted_codes = NO_CODES
+    buffer = np.empty((2, n), dtype=np.int32)
+    K.partition_sorted_rows(sorted_rows, sorted_codes, start, end, child_of_row, bounds, buffer)
+    parallel_rows = before.copy()
+    parallel_codes = codes_before.copy() if with_codes else NO_CODES
+    K.partition_sorted_rows_parallel(
+        parallel_rows, parallel_codes, start, end, child_of_row, bounds
+    )
+    np.testing.assert_array_equal(parallel_rows, sorted_rows)
     for s in range(n_slots):
         np.testing.assert_array_equal(sorted_rows[s, :start], before[s, :start])
         np.testing.assert_array_equal(sorted_rows[s, end:], before[s, end:])
@@ -158,10 +188,20 @@ def test_partition_sorted_rows_keeps_code_order_in_each_child(data, n_children, 
         for k in range(n_children):
             run = sorted_rows[s, bounds[k] : bounds[k + 1]]
             np.testing.assert_array_equal(run, ordered[child_of_row[ordered] == k])
+        if with_codes:
+            # Each code moved with its row, the node's outside untouched.
+            np.testing.assert_array_equal(
+                sorted_codes[s, start:end], feature_codes[s][sorted_rows[s, start:end]]
+            )
+            np.testing.assert_array_equal(sorted_codes[s, :start], codes_before[s, :start])
+            np.testing.assert_array_equal(sorted_codes[s, end:], codes_before[s, end:])
+            np.testing.assert_array_equal(parallel_codes, sorted_codes)
 
 
 #: ``parent_stats`` where they are not used (``exact_sums`` False).
 NO_STATS = np.empty(0)
+#: ``sorted_codes`` where no presorted codes are kept.
+NO_CODES = np.empty((0, 0), dtype=np.int32)
 
 
 @SETTINGS
@@ -179,11 +219,11 @@ def test_summarise_children_sums_each_run_and_marks_rows_only_when_asked(
     channels = 4  # (n, w, sum y, sum y^2), or (n, 3 class weights)
     args = (y_class, y_value, weight, not regression)
     no_sorted_rows = np.empty((0, n), dtype=np.int32)
-    buffer = np.empty(n, dtype=np.int32)
+    buffer = np.empty((2, n), dtype=np.int32)
     child_of_row = np.full(n, -1, dtype=np.int64)
     stats = np.full((n_children, channels), np.nan)
     n_missing = K.summarise_children(
-        rows, bounds, codes, n_codes, *args, child_of_row, no_sorted_rows, buffer, stats,
+        rows, bounds, codes, n_codes, *args, child_of_row, no_sorted_rows, NO_CODES, buffer, stats,
         NO_STATS, False,
     )  # fmt: skip
     node = rows[start:end]
@@ -200,7 +240,7 @@ def test_summarise_children_sums_each_run_and_marks_rows_only_when_asked(
     unmarked = np.full(n, -1, dtype=np.int64)
     again = np.full_like(stats, np.nan)
     missing_again = K.summarise_children(
-        rows, bounds, codes, n_codes, *args, unmarked[:0], no_sorted_rows, buffer, again,
+        rows, bounds, codes, n_codes, *args, unmarked[:0], no_sorted_rows, NO_CODES, buffer, again,
         NO_STATS, False,
     )  # fmt: skip
     assert missing_again == n_missing
@@ -223,8 +263,8 @@ def test_summarise_children_parallel_is_the_serial_summary(data, n_children, reg
     serial_marks = np.full(n, -1, dtype=np.int64)
     serial = np.full((n_children, 4), np.nan)
     n_missing = K.summarise_children(
-        rows, bounds, codes, n_codes, *args, serial_marks, no_sorted_rows,
-        np.empty(n, dtype=np.int32), serial, NO_STATS, False,
+        rows, bounds, codes, n_codes, *args, serial_marks, no_sorted_rows, NO_CODES,
+        np.empty((2, n), dtype=np.int32), serial, NO_STATS, False,
     )  # fmt: skip
     marks = np.full(n, -1, dtype=np.int64)
     stats = np.full_like(serial, np.nan)
@@ -261,11 +301,11 @@ def test_children_of_exact_sums_take_the_largest_from_the_parent(
     weight = np.ones(n) if unit_weights else rng.integers(0, 5, n).astype(np.float64)
     args = (rng.integers(0, 3, n).astype(np.int32), rng.normal(size=n), weight, True)
     no_sorted_rows = np.empty((0, n), dtype=np.int32)
-    buffer = np.empty(n, dtype=np.int32)
+    buffer = np.empty((2, n), dtype=np.int32)
     summed_marks = np.full(n, -1, dtype=np.int64)
     summed = np.full((n_children, 4), np.nan)
     n_missing = K.summarise_children(
-        rows, bounds, codes, n_codes, *args, summed_marks, no_sorted_rows, buffer, summed,
+        rows, bounds, codes, n_codes, *args, summed_marks, no_sorted_rows, NO_CODES, buffer, summed,
         NO_STATS, False,
     )  # fmt: skip
     parent = np.empty(4)
@@ -273,8 +313,9 @@ def test_children_of_exact_sums_take_the_largest_from_the_parent(
     marks = np.full(n, -1, dtype=np.int64)
     stats = np.full_like(summed, np.nan)
     assert n_missing == K.summarise_children(
-        rows, bounds, codes, n_codes, *args, marks, no_sorted_rows, buffer, stats, parent, True
-    )
+        rows, bounds, codes, n_codes, *args, marks, no_sorted_rows, NO_CODES, buffer, stats,
+        parent, True,
+    )  # fmt: skip
     np.testing.assert_array_equal(stats, summed)
     np.testing.assert_array_equal(marks, summed_marks)
     marks = np.full(n, -1, dtype=np.int64)
@@ -291,7 +332,7 @@ def test_children_of_exact_sums_take_the_largest_from_the_parent(
     expected[largest] += 8.0
     for summarise in (
         lambda out: K.summarise_children(
-            rows, bounds, codes, n_codes, *args, marks, no_sorted_rows, buffer, out,
+            rows, bounds, codes, n_codes, *args, marks, no_sorted_rows, NO_CODES, buffer, out,
             parent + 8.0, True,
         ),
         lambda out: K.summarise_children_parallel(

@@ -58,8 +58,10 @@ def find_split(
     (``pad`` other rows on each side) so that offsets are exercised.
     ``path``: ``"auto"`` (by ``hist_ratio``), ``"kept"`` (every feature's
     histogram handed in as a kept node histogram), ``"presorted"`` (numeric
-    features read from pre-sorted rows) or ``"gathered"`` (the same, their rows'
-    codes and targets gathered into ``sorted_scan`` buffers first).
+    features read from pre-sorted rows), ``"gathered"`` (the same, their rows'
+    codes and targets gathered into ``sorted_scan`` buffers first), ``"coded"``
+    (gathered, the codes copied from presorted codes kept beside the rows) or
+    ``"coded_in_place"`` (those codes, the targets read in place).
     """
     n, n_features = codes.shape
     classification = n_classes > 0
@@ -96,13 +98,18 @@ def find_split(
         node_hist = np.vstack(blocks)
     sorted_slot = np.full(n_features, -1, dtype=np.int64)
     sorted_rows = np.zeros((0, n), dtype=np.int32)
-    if path in ("presorted", "gathered", "gathered_unit"):
+    sorted_codes = np.zeros((0, 0), dtype=np.int32)
+    if path in ("presorted", "gathered", "gathered_unit", "coded", "coded_in_place"):
         numeric = [f for f in range(n_features) if not is_nominal[f]]
         sorted_rows = np.zeros((len(numeric), n), dtype=np.int32)
         for slot, f in enumerate(numeric):
             sorted_slot[f] = slot
             order = np.argsort(codes[node_rows, f], kind="stable")
             sorted_rows[slot, start:end] = node_rows[order]
+        # The codes beside the rows: those of the node's run, junk elsewhere.
+        sorted_codes = np.full_like(sorted_rows, 10**6)
+        for slot, f in enumerate(numeric):
+            sorted_codes[slot, start:end] = codes[sorted_rows[slot, start:end], f]
     # (A search that finds no split writes only the gain and the feature: the other
     # slots read -1 then, not whatever an empty array held, which could be NaN.)
     out = np.full(K.N_OUT, -1.0)
@@ -143,6 +150,9 @@ def find_split(
     if path in ("gathered", "gathered_unit"):  # presorted rows gathered in code order
         # ("gathered_unit": weights all 1, only the targets gathered)
         available["sorted_scan"] = K.sorted_scan_buffers(1, n, path == "gathered_unit")
+    if path in ("coded", "coded_in_place"):
+        n_gathered = n if path == "coded" else 0
+        available["sorted_scan"] = K.sorted_scan_buffers(1, n_gathered, sorted_codes=sorted_codes)
     # Parameters added later with a default (e.g. surrogate options) keep it.
     parameters = inspect.signature(K.find_best_split.py_func).parameters.values()
     unknown = [p.name for p in parameters if p.name not in available and p.default is p.empty]
@@ -523,7 +533,7 @@ def test_gathered_presorted_scan_is_the_histograms_split(data, min_count):
         data["node_rows"], data["criterion"], data["n_classes"],
     )  # fmt: skip
     by_hist = find_split(*args, min_count=min_count, hist_ratio=HIST_ALWAYS)
-    for path in ("presorted", "gathered"):
+    for path in ("presorted", "gathered", "coded", "coded_in_place"):
         other = find_split(*args, min_count=min_count, hist_ratio=SORT_ALWAYS, path=path)
         _assert_same_threshold_split(other, by_hist, path)
 
@@ -553,13 +563,17 @@ def test_gathered_scan_of_unit_weights_is_the_histograms_split(data, min_count):
 
 
 def test_unit_weight_buffers_hold_ones_and_say_so():
-    keys, identity, gathered, unit_weights = K.sorted_scan_buffers(2, 5, unit_weights=True)
-    assert unit_weights is True and gathered.shape == (2, 2, 5)
+    sorted_codes = np.zeros((2, 5), dtype=np.int32)
+    buffers = K.sorted_scan_buffers(2, 5, unit_weights=True, sorted_codes=sorted_codes)
+    _, identity, gathered, unit_weights, codes = buffers
+    assert unit_weights is True and gathered.shape == (2, 2, 5) and codes is sorted_codes
     np.testing.assert_array_equal(gathered[:, 0], 1.0)
-    own = K.own_sorted_scan((keys, identity, gathered, unit_weights), 3)
+    own = K.own_sorted_scan(buffers, 3)
     assert own[3] and own[2].shape == (1, 2, 3) and np.shares_memory(own[1], identity)
+    assert np.shares_memory(own[4], sorted_codes)
     np.testing.assert_array_equal(own[2][0, 0], 1.0)
     assert not K.sorted_scan_buffers(1, 4)[3]
+    assert K.sorted_scan_buffers(1, 4)[4].shape == (0, 0)
     assert K.own_sorted_scan(K.sorted_scan_buffers(1, 0), 3)[2].shape == (1, 2, 0)
 
 

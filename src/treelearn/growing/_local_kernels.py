@@ -100,9 +100,10 @@ def local_workspace(codes, n_rows, n_channels, max_codes):
 
 @njit(cache=True, _nrt=False)
 def _load(codes, rows, start, end, y_class, y_value, weight, is_classification, sorted_rows,
-          sorted_slot, n_codes, local_of_row, ws):  # fmt: skip
+          sorted_codes, sorted_slot, n_codes, local_of_row, ws):  # fmt: skip
     """Copy the node ``rows[start:end]`` into the workspace: its targets, its codes,
-    and each feature's local rows in code order (ties in node order)."""
+    and each feature's local rows in code order (ties in node order) with their
+    codes (a presorted feature's read beside its rows when ``sorted_codes`` has rows)."""
     local_codes, local_keys, local_order, node_rows, _, targets, identity, counts, merge_work = ws[
         :9
     ]
@@ -123,6 +124,10 @@ def _load(codes, rows, start, end, y_class, y_value, weight, is_classification, 
             presorted = sorted_rows[slot]
             for i in range(m):
                 local_order[f, i] = local_of_row[presorted[start + i]]
+            if sorted_codes.shape[0]:
+                for i in range(m):
+                    local_keys[f, i] = sorted_codes[slot, start + i]
+                continue
         elif not sort_rows_by_code(
             local_codes[f], identity, 0, m, n_codes[f] + 1, local_order[f], counts
         ):
@@ -430,7 +435,7 @@ def grow_local(data, search, rng, limits, thresholds, tables, ws, root, start, e
     local_codes, local_keys, local_order, node_rows, goes_left, targets = ws[:6]
     spare_rows, spare_keys, stack_int, stack_out, stack_stats, child_stats = ws[9:15]
     _load(codes, rows, start, end, y_class, y_value, weight, is_classification, sorted_rows,
-          sorted_slot, n_codes, local_of_row, ws)  # fmt: skip
+          search[15][4], sorted_slot, n_codes, local_of_row, ws)  # fmt: skip
     best = np.empty(4)
     child_out = np.empty((2, N_OUT))
     child_weight = np.empty(2)

@@ -402,7 +402,10 @@ def grow_depth_first(data, search, rng, kept, limits, parallel_min_rows, thresho
     thresholds : (threshold_kind, threshold_ptr, threshold_values)
         Per feature (``THRESHOLD_*``) its sorted distinct values or bin edges in
         ``threshold_values[threshold_ptr[f]:threshold_ptr[f + 1]]``.
-    buffers : (child_of_row, sorted_buffer, partition_buffer)
+    buffers : (child_of_row, sorted_buffer, partition_buffer, local_of_row)
+        ``sorted_buffer``: two rows (presorted rows, their codes) of the training rows;
+        ``local_of_row``: local mode's scratch, an entry per training row (none
+        where no feature is presorted).
     n_values : int
         Width of a node's value (classes, or 1).
     """
@@ -472,11 +475,12 @@ def grow_subtrees(data, search, rng, kept, limits, thresholds, buffers, n_values
         np.zeros_like(scratch_mask), sorted_rows, sorted_slot, skip_missing, multiway,
         whole_weights, own_sorted_scan(sorted_scan, largest),
     )  # fmt: skip
-    child_of_row, sorted_buffer, partition_buffer = buffers
+    child_of_row, sorted_buffer, partition_buffer, local_of_row = buffers
     own_buffers = (
         child_of_row,
-        np.empty(largest, dtype=sorted_buffer.dtype),
+        np.empty((2, largest), dtype=sorted_buffer.dtype),
         np.empty(largest, dtype=partition_buffer.dtype),
+        local_of_row,
     )
     no_hist = np.empty((0, front_hist.shape[2]))
     first = np.empty(n_items, dtype=np.int64)
@@ -662,8 +666,9 @@ def _grow(data, search, rng, kept, limits, parallel_min_rows, thresholds, buffer
     (:func:`grow_top`). Returns ``(tables, frontier)`` as :func:`grow_top`."""
     codes, rows, y_class, y_value, weight, is_classification, criterion, n_classes = data
     n_codes, is_nominal, sorted_rows, multiway = search[0], search[1], search[10], search[13]
+    sorted_codes = search[15][4]
     stored_features, stored_rows, stored_offsets, store_min_rows = kept
-    child_of_row, sorted_buffer, partition_buffer = buffers
+    child_of_row, sorted_buffer, partition_buffer, local_of_row = buffers
     seed_start, seed_end, seed_depth, seed_stats, seed_hist, seed_split, seed_mask = seed
     n_channels = 1 + n_classes if is_classification else 4
     width = 1  # of a nominal split's mask and map: its codes, missing included
@@ -804,7 +809,7 @@ def _grow(data, search, rng, kept, limits, parallel_min_rows, thresholds, buffer
                     data, search, rng, limits, thresholds,
                     (node_int, node_float, n_nodes, category_pool, n_cat), workspace,
                     stack_int[top, S_NODE], stack_int[top, S_START], stack_int[top, S_END],
-                    stack_int[top, S_DEPTH], stack_out[top], stack_stats[top], child_of_row,
+                    stack_int[top, S_DEPTH], stack_out[top], stack_stats[top], local_of_row,
                 )  # fmt: skip
                 continue
             if n_rows >= defer_rows:
@@ -846,13 +851,13 @@ def _grow(data, search, rng, kept, limits, parallel_min_rows, thresholds, buffer
             )  # fmt: skip
             if sorted_rows.shape[0]:
                 partition_sorted_rows_parallel(
-                    sorted_rows, start, end, child_of_row, bounds[: n_children + 1]
+                    sorted_rows, sorted_codes, start, end, child_of_row, bounds[: n_children + 1]
                 )
         else:
             n_missing = summarise_children(
                 rows, bounds[: n_children + 1], codes_f, missing_code, y_class, y_value, weight,
-                is_classification, marks, sorted_rows, sorted_buffer, child_stats[:n_children],
-                parent_stats, exact_sums,
+                is_classification, marks, sorted_rows, sorted_codes, sorted_buffer,
+                child_stats[:n_children], parent_stats, exact_sums,
             )  # fmt: skip
         pool, free, n_free = _child_histograms(
             data, histograms, pool, free, n_free, parent_slot, bounds, n_children, slots,

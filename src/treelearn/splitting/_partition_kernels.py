@@ -2,8 +2,9 @@
 
 A node owns the run ``rows[start:end]``; splitting it reorders that run so
 each child owns a contiguous sub-run. In exact mode every numeric feature also
-keeps its own run of the node's rows in code order (``sorted_rows``), which
-is split the same way, stably, so no node ever sorts.
+keeps its own run of the node's rows in code order (``sorted_rows``), and beside
+it the codes of those rows (``sorted_codes``), which are split the same way,
+stably, so no node ever sorts, nor reads a presorted row's code at random.
 """
 
 import numpy as np
@@ -13,8 +14,9 @@ from treelearn.stats._kernels import add_row
 
 
 @njit(cache=True)
-def counting_sort_rows(codes_f, n_bins, out):
-    """All rows ordered by code (stable), in O(n + n_bins): ``out`` receives row ids.
+def counting_sort_rows(codes_f, n_bins, out, out_codes):
+    """All rows ordered by code (stable), in O(n + n_bins): ``out`` receives row ids,
+    ``out_codes`` (unless it is empty) their codes, in the same order.
 
     The counts are of ``out``'s dtype (at most the number of rows): int32 below
     2**31 rows, whose counts of 800,000 distinct codes take half the cache of
@@ -28,19 +30,33 @@ def counting_sort_rows(codes_f, n_bins, out):
         code = codes_f[r]
         out[counts[code]] = r
         counts[code] += 1
+    if out_codes.shape[0]:
+        # (counts[k] is now the end of code k's rows.)
+        first = 0
+        for k in range(n_bins):
+            out_codes[first : counts[k]] = k
+            first = counts[k]
 
 
 @njit(cache=True, parallel=True)
-def counting_sort_columns(codes, features, n_bins, out):
+def counting_sort_columns(codes, features, n_bins, out, out_codes):
     """:func:`counting_sort_rows` of each column ``codes[:, features[s]]`` (``n_bins[s]``
-    codes) into ``out[s]``, the columns shared out among numba's threads."""
+    codes) into ``out[s]`` and ``out_codes[s]`` (no rows: the codes are not written),
+    the columns shared out among numba's threads."""
     for s in prange(features.shape[0]):
-        counting_sort_rows(codes[:, features[s]], n_bins[s], out[s])
+        codes_s = out_codes[s] if out_codes.shape[0] else out_codes.reshape(-1)[:0]
+        counting_sort_rows(codes[:, features[s]], n_bins[s], out[s], codes_s)
 
 
 @njit(cache=True, inline="always")
-def _partition_sorted_run(sorted_rows, s, start, end, child_of_row, bounds, buffer, position):
-    """Split feature slot ``s``'s run ``sorted_rows[s, start:end]`` by child, stably."""
+def _partition_sorted_run(sorted_rows, sorted_codes, s, start, end, child_of_row, bounds, buffer,
+                          position):  # fmt: skip
+    """Split feature slot ``s``'s run ``sorted_rows[s, start:end]`` by child, stably,
+    and its codes ``sorted_codes[s, start:end]`` with it (unless ``sorted_codes``
+    has no rows); ``buffer``: two rows of scratch (rows, codes)."""
+    with_codes = sorted_codes.shape[0] > 0
+    row_buffer = buffer[0]
+    code_buffer = buffer[1]
     if bounds.shape[0] == 3:
         # Two children: both write positions in registers and no branch on the
         # child (which is random), 6.1 -> 3.7 ns per row at 800k rows.
@@ -49,7 +65,10 @@ def _partition_sorted_run(sorted_rows, s, start, end, child_of_row, bounds, buff
         for i in range(start, end):
             r = sorted_rows[s, i]
             goes_right = child_of_row[r] != 0
-            buffer[right if goes_right else left] = r
+            at = right if goes_right else left
+            row_buffer[at] = r
+            if with_codes:
+                code_buffer[at] = sorted_codes[s, i]
             right += goes_right
             left += not goes_right
     else:
@@ -58,30 +77,38 @@ def _partition_sorted_run(sorted_rows, s, start, end, child_of_row, bounds, buff
         for i in range(start, end):
             r = sorted_rows[s, i]
             k = child_of_row[r]
-            buffer[position[k]] = r
+            row_buffer[position[k]] = r
+            if with_codes:
+                code_buffer[position[k]] = sorted_codes[s, i]
             position[k] += 1
     for i in range(end - start):
-        sorted_rows[s, start + i] = buffer[i]
+        sorted_rows[s, start + i] = row_buffer[i]
+    if with_codes:
+        for i in range(end - start):
+            sorted_codes[s, start + i] = code_buffer[i]
 
 
 @njit(cache=True)
-def partition_sorted_rows(sorted_rows, start, end, child_of_row, bounds, buffer):
+def partition_sorted_rows(sorted_rows, sorted_codes, start, end, child_of_row, bounds, buffer):
     """Split each feature's code-ordered run ``sorted_rows[s, start:end]`` into its
     children's runs (``bounds`` as :func:`partition_by_child` writes them),
-    keeping the code order inside each child."""
+    keeping the code order inside each child; ``sorted_codes`` (no rows: none
+    kept) the same way. ``buffer``: two rows of at least ``end - start``."""
     position = np.empty(bounds.shape[0] - 1, dtype=np.int64)
     for s in range(sorted_rows.shape[0]):
-        _partition_sorted_run(sorted_rows, s, start, end, child_of_row, bounds, buffer, position)
+        _partition_sorted_run(sorted_rows, sorted_codes, s, start, end, child_of_row, bounds,
+                              buffer, position)  # fmt: skip
 
 
 @njit(cache=True, parallel=True)
-def partition_sorted_rows_parallel(sorted_rows, start, end, child_of_row, bounds):
+def partition_sorted_rows_parallel(sorted_rows, sorted_codes, start, end, child_of_row, bounds):
     """:func:`partition_sorted_rows` with the features on numba's threads (each
     with its own buffer; the same result whatever the thread count)."""
     for s in prange(sorted_rows.shape[0]):
-        buffer = np.empty(end - start, dtype=sorted_rows.dtype)
+        buffer = np.empty((2, end - start), dtype=sorted_rows.dtype)
         position = np.empty(bounds.shape[0] - 1, dtype=np.int64)
-        _partition_sorted_run(sorted_rows, s, start, end, child_of_row, bounds, buffer, position)
+        _partition_sorted_run(sorted_rows, sorted_codes, s, start, end, child_of_row, bounds,
+                              buffer, position)  # fmt: skip
 
 
 @njit(cache=True, _nrt=False)
@@ -170,13 +197,16 @@ def summarise_children(
     is_classification,
     child_of_row,
     sorted_rows,
+    sorted_codes,
     sorted_buffer,
     stats_out,
     parent_stats,
     exact_sums,
 ):
     """After a partition: each child's statistics row, the child of every row,
-    and each feature's code-ordered runs split by child.
+    and each feature's code-ordered runs (and their codes, unless
+    ``sorted_codes`` has no rows) split by child (``sorted_buffer``: two rows of
+    scratch, see :func:`partition_sorted_rows`).
 
     ``bounds`` are the children's run boundaries in ``rows``. Writes
     ``stats_out[k]`` for child ``k`` and ``child_of_row[r]`` for the node's
@@ -205,7 +235,7 @@ def summarise_children(
         _subtract_siblings(parent_stats, stats_out, largest)
     if sorted_rows.shape[0] > 0:
         partition_sorted_rows(
-            sorted_rows, bounds[0], bounds[-1], child_of_row, bounds, sorted_buffer
+            sorted_rows, sorted_codes, bounds[0], bounds[-1], child_of_row, bounds, sorted_buffer
         )
     return n_missing
 
