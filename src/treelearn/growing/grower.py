@@ -379,20 +379,28 @@ class Grower:
         # keep exact running sums of squares (the same gains, far fewer steps);
         # fractional weights change per node, so never there.
         self.whole_weights = not self.fractional and _are_whole(self.weight)
-        # Presorted features' rows are gathered in code order into a buffer per
-        # thread before they are scanned, allocated once (fresh pages per node
-        # cost page faults); a row per numba thread when large nodes search on threads.
-        # Rows all of weight 1 (no sample weights) have only their targets gathered.
         # Local mode's map from a row to its place in its node (at most LOCAL_MAX_ROWS),
         # for the presorted runs only.
         self.local_of_row = np.zeros(
             n if self.sorted_features.size else 0, dtype=code_dtype_for(LOCAL_MAX_ROWS - 1)
         )
+        # Each presorted feature's rows in code order, and beside them their codes (4
+        # bytes a row and feature: the scans read them in sequence, not at random from
+        # the code matrix); filled by grow().
+        self.sorted_rows = np.empty(
+            (self.sorted_features.shape[0], n), dtype=self.sorted_buffer.dtype
+        )
+        self.sorted_codes = np.empty_like(self.sorted_rows)
+        # Presorted features' rows are gathered in code order into a buffer per
+        # thread before they are scanned, allocated once (fresh pages per node
+        # cost page faults); a row per numba thread when large nodes search on threads.
+        # Rows all of weight 1 (no sample weights) have only their targets gathered.
         threaded = n_threads > 1 and n >= PARALLEL_MIN_ROWS
         self.sorted_scan = split_kernels.sorted_scan_buffers(
             numba.get_num_threads() if threaded else 1,
             n if self.sorted_features.size else 0,
             unit_weights=not self.fractional and _are_ones(self.weight),
+            sorted_codes=self.sorted_codes,
         )
         if self.gain_ratio:
             n_values = np.where(dataset.is_nominal, self.n_codes, 0)
@@ -411,17 +419,10 @@ class Grower:
             return self._grow_c45()
         n = self.dataset.n_samples
         self.rows = np.arange(n, dtype=np.intp)
-        self.sorted_rows = np.empty(
-            (self.sorted_features.shape[0], n), dtype=self.sorted_buffer.dtype
-        )
-        # Each presorted run's codes beside it (4 bytes a row and feature): the
-        # scans read them in sequence, not at random from the code matrix.
-        self.sorted_codes = np.empty_like(self.sorted_rows)
         partition_kernels.counting_sort_columns(
             self.codes, self.sorted_features, self.n_codes[self.sorted_features] + 1,
             self.sorted_rows, self.sorted_codes,
         )  # fmt: skip
-        self.sorted_scan = (*self.sorted_scan[:4], self.sorted_codes)
         self.total_weight = float(self.weight.sum())
         if self._fast_loop_applies():
             return self._grow_fast()
