@@ -496,9 +496,10 @@ def test_encoding_builds_no_wide_code_matrix():
             # On the way: one column's temporaries at a time (bins: its sorted copy,
             # distinct values and counts; exact codes: the radix sort's keys and row
             # numbers, twice: 24 bytes a row, and its distinct values; and the block of
-            # columns copied out of the matrix to be sorted), never a matrix of wide
-            # codes (8 bytes a cell: 96 bytes a row here).
-            copied = 0 if max_bins else dataset_module.SORT_BLOCK_ROW_BYTES * n
+            # columns copied out of the matrix to be sorted, or binned: 100,000 rows
+            # are not sampled), never a matrix of wide codes (8 bytes a cell: 96
+            # bytes a row here).
+            copied = dataset_module.SORT_BLOCK_ROW_BYTES * n
             assert peak - kept < 6 * 8 * n + copied, (max_bins, peak, kept)
     finally:
         numba.set_num_threads(threads)
@@ -576,6 +577,37 @@ def test_matrix_columns_binned_in_blocks_of_samples(small_sample, block_bytes, m
         column = np.asfortranarray(X)[:, f]
         known = column[~np.isnan(column)]
         edges = quantile_bin_edges(known, 64)
+        np.testing.assert_array_equal(dataset.bin_edges[f], edges)
+        codes = np.where(np.isnan(column), edges.shape[0] + 1, np.searchsorted(edges, column))
+        np.testing.assert_array_equal(dataset.codes[:, f], codes)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("row_bytes", [1, 8, 16, 1 << 10])
+def test_matrix_columns_binned_from_copied_blocks(dtype, row_bytes, monkeypatch):
+    """Columns of a C-ordered matrix too short to be sampled are binned from blocks
+    copied out of it (a column at a time, one or two, more, all; a nominal column
+    among them): the edges and codes of each column binned on its own."""
+    monkeypatch.setattr(dataset_module, "SORT_BLOCK_ROW_BYTES", row_bytes)
+    rng = np.random.default_rng(7)
+    n = 5_000
+    assert n <= binning.BIN_SAMPLE_ROWS
+    X = np.column_stack(
+        [
+            rng.standard_normal(n),
+            rng.integers(0, 7, n) * 1.5,
+            np.where(rng.random(n) < 0.05, np.nan, rng.standard_normal(n)),
+            rng.integers(0, 4, n).astype(np.float64),
+            rng.exponential(size=n),
+            rng.integers(-300, 300, n).astype(np.float64),
+        ]
+    ).astype(dtype)
+    dataset = build_dataset(np.ascontiguousarray(X), max_bins=32, categorical_features=[3])
+    assert dataset.bin_edges[3] is None
+    for f in (0, 1, 2, 4, 5):
+        column = np.asfortranarray(X)[:, f]
+        known = column[~np.isnan(column)]
+        edges = quantile_bin_edges(known, 32)
         np.testing.assert_array_equal(dataset.bin_edges[f], edges)
         codes = np.where(np.isnan(column), edges.shape[0] + 1, np.searchsorted(edges, column))
         np.testing.assert_array_equal(dataset.codes[:, f], codes)
