@@ -25,9 +25,9 @@ import numpy as np
 INDEX_DTYPE = np.intp
 #: dtype of every floating-point statistic, threshold and value.
 FLOAT_DTYPE = np.float64
-#: dtype of the integer node table the numba growing loops fill (feature, kind,
-#: children, row count, codes of each node): half the memory of int64 while a tree
-#: is grown. The loops run only where every entry fits (:data:`NODE_TABLE_MAX`).
+#: dtype of the node links the numba growing loops keep beside the Tree's columns
+#: (children, category maps and split codes of each node): half the memory of int64
+#: while a tree is grown. The loops run only where every entry fits (:data:`NODE_TABLE_MAX`).
 NODE_TABLE_INT_DTYPE = np.int32
 NODE_TABLE_MAX = np.iinfo(NODE_TABLE_INT_DTYPE).max
 

@@ -421,8 +421,9 @@ def grow_local(data, search, rng, limits, thresholds, tables, ws, root, start, e
                split, stats, local_of_row):  # fmt: skip
     """Grow the subtree of the searched node ``root`` (rows ``rows[start:end]``, at
     ``depth``, its split ``split`` and statistics ``stats``) as the depth-first
-    loop would, nodes appended to ``tables = (node_int, node_float, n_nodes,
-    category_pool, n_cat)``; returns the tables (maybe grown).
+    loop would, nodes appended to ``tables = (nodes, n_nodes, category_pool, n_cat)``
+    (the node table of :mod:`~treelearn.growing._node_tables`, the category pool);
+    returns the tables (maybe grown).
 
     ``ws``: :func:`local_workspace` for at least ``end - start`` rows;
     ``local_of_row``: scratch with an entry per training row.
@@ -431,7 +432,7 @@ def grow_local(data, search, rng, limits, thresholds, tables, ws, root, start, e
     n_codes, all_features, sorted_rows, sorted_slot = search[0], search[2], search[10], search[11]
     n_features = all_features.shape[0]
     drawn = search[3] < n_features  # max_features: features drawn by rng.permutation
-    node_int, node_float, n_nodes, category_pool, n_cat = tables
+    nodes, n_nodes, category_pool, n_cat = tables
     local_codes, local_keys, local_order, node_rows, goes_left, targets = ws[:6]
     spare_rows, spare_keys, stack_int, stack_out, stack_stats, child_stats = ws[9:15]
     _load(codes, rows, start, end, y_class, y_value, weight, is_classification, sorted_rows,
@@ -446,7 +447,7 @@ def grow_local(data, search, rng, limits, thresholds, tables, ws, root, start, e
     # in place, and the tables grown once, before the loop: a variable reassigned in
     # the loop would count a reference up and down at every node.)
     order = all_features.copy()
-    node_int, node_float = room_for(node_int, node_float, n_nodes, 2 * (end - start))
+    nodes = room_for(nodes, n_nodes, 2 * (end - start - 1))  # (see the loop's first test)
     stack_int[0, LS_NODE] = root
     stack_int[0, LS_A] = 0
     stack_int[0, LS_B] = end - start
@@ -471,13 +472,13 @@ def grow_local(data, search, rng, limits, thresholds, tables, ws, root, start, e
         )  # fmt: skip
         # Every split leaves a row or more on each side: at most 2m - 2 nodes below
         # a root of m rows, for which there is room.
-        if n_nodes + 2 > node_int.shape[0]:
+        if n_nodes + 2 > nodes[0].shape[0]:
             raise AssertionError("grow_local: a split left a child without rows")
         first = n_nodes
         for k in range(2):
             w = weight_of_row(child_stats, k, is_classification)
             impurity = write_node(
-                node_int, node_float, n_nodes, child_stats, k, w, bounds[k + 1] - bounds[k],
+                nodes, n_nodes, child_stats, k, w, bounds[k + 1] - bounds[k],
                 node, is_classification, criterion,
             )  # fmt: skip
             n_nodes += 1
@@ -504,7 +505,7 @@ def grow_local(data, search, rng, limits, thresholds, tables, ws, root, start, e
                     bounds[k + 1], child_stats, k, child_weight[k], best, child_out,
                 )  # fmt: skip
         record_threshold_split(
-            node_int, node_float, node, stack_out, top, first, 2,
+            nodes, node, stack_out, top, first, 2,
             threshold_missing_child(stack_out, top, n_missing, child_weight, 2), thresholds,
         )  # fmt: skip
         for k in range(1, -1, -1):
@@ -516,4 +517,4 @@ def grow_local(data, search, rng, limits, thresholds, tables, ws, root, start, e
                 _copy_row(child_out, k, stack_out, top)
                 _copy_row(child_stats, k, stack_stats, top)
                 top += 1
-    return node_int, node_float, n_nodes, category_pool, n_cat
+    return nodes, n_nodes, category_pool, n_cat

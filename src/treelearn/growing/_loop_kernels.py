@@ -25,11 +25,12 @@ histogram kernels), so it grows the same Tree bit for bit:
 - a node's weight is the sum of its class weights added as NumPy adds them
   (pairwise: :func:`~treelearn.stats._pairwise.numpy_sum`), since the weight is stored and divides.
 
-Nodes go into the two growable node tables of
-:mod:`~treelearn.growing._node_tables`; :func:`tree_int_arrays` and
-:func:`tree_float_arrays` turn them into the Tree's arrays, one table after the
-other (each is let go once read). With every feature numeric, a popped node of
-at most :data:`~treelearn.growing._local_kernels.LOCAL_MAX_ROWS` rows has its whole
+Nodes go into the growable node table of :mod:`~treelearn.growing._node_tables`
+(made with room for a binary tree's most nodes, so that it need not grow),
+whose columns become the Tree's arrays
+(:func:`~treelearn.growing._node_tables.tree_arrays`). With every feature
+numeric, a popped node of at most
+:data:`~treelearn.growing._local_kernels.LOCAL_MAX_ROWS` rows has its whole
 subtree grown on local copies of its rows
 (:func:`~treelearn.growing._local_kernels.grow_local`), the same nodes in the
 same order.
@@ -46,7 +47,7 @@ numbers it, each written once. Same Tree, bit for bit, for any number of threads
 import numpy as np
 from numba import njit
 
-from treelearn._dtypes import NO_CHILD, NODE_TABLE_INT_DTYPE
+from treelearn._dtypes import NO_CHILD
 from treelearn.growing._local_kernels import (
     LOCAL_MAX_ROWS,
     grow_local,
@@ -54,26 +55,18 @@ from treelearn.growing._local_kernels import (
     local_workspace,
 )
 from treelearn.growing._node_tables import (
-    F_IMPURITY,
-    F_THRESHOLD,
-    F_VALUE,
-    F_WEIGHT,
-    I_CAT_LEN,
-    I_CAT_START,
-    I_FEATURE,
-    I_FIRST_CHILD,
-    I_KIND,
-    I_LEFT_CODE,
-    I_MISSING_CHILD,
-    I_N_CHILDREN,
-    I_N_SAMPLES,
-    I_RIGHT_CODE,
-    N_INT,
+    K_CAT_LEN,
+    K_CAT_START,
+    K_FIRST_CHILD,
+    K_N_CHILDREN,
     add_node,
     grown,
+    initial_capacity,
     may_split,
     missing_child,
+    new_nodes,
     record_split,
+    room_for,
     split_admissible,
 )
 from treelearn.splitting._kernels import (
@@ -108,6 +101,12 @@ from treelearn.stats._kernels import (
 #: split (the ``OUT_*`` slots) is in ``stack_out`` and their mask in ``stack_mask``.
 S_NODE, S_START, S_END, S_DEPTH, S_SLOT = 0, 1, 2, 3, 4
 N_STACK = 5
+
+#: Most nodes a node table is first made with room for (:func:`~treelearn.growing.
+#: _node_tables.initial_capacity`): a larger tree grows it (doubling its columns).
+#: 4M nodes: 340 MB of address space for regression, not of memory: only the
+#: nodes written are.
+MAX_INITIAL_NODES = 1 << 22
 
 #: Rows per piece of a partition on threads (:func:`partition_threshold_parallel`):
 #: numba shares the pieces out among its threads, whatever their number.
@@ -303,58 +302,6 @@ def _push(stacks, top, node, start, end, depth, slot, out, out_mask, stats):
     return stack_int, stack_out, stack_mask, stack_stats
 
 
-#: Names of :func:`tree_int_arrays`' arrays: the Tree's, then the grower's two.
-TREE_INT_NAMES = (
-    "feature", "kind", "child_ptr", "children", "category_ptr", "category_child",
-    "missing_child", "n_samples", "left_code", "right_code",
-)  # fmt: skip
-#: Names of :func:`tree_float_arrays`' arrays.
-TREE_FLOAT_NAMES = ("threshold", "value", "weight", "impurity")
-
-
-@njit(cache=True)
-def tree_int_arrays(node_int, n_nodes, category_pool):
-    """The Tree's integer arrays from the integer node table (:data:`TREE_INT_NAMES`:
-    children and category maps in node order), then each threshold split's left and
-    right codes (-1 elsewhere; int32, for the grower only)."""
-    child_ptr = np.zeros(n_nodes + 1, dtype=np.int64)
-    category_ptr = np.zeros(n_nodes + 1, dtype=np.int64)
-    for i in range(n_nodes):
-        child_ptr[i + 1] = child_ptr[i] + node_int[i, I_N_CHILDREN]
-        category_ptr[i + 1] = category_ptr[i] + node_int[i, I_CAT_LEN]
-    children = np.empty(child_ptr[n_nodes], dtype=np.int64)
-    category_child = np.empty(category_ptr[n_nodes], dtype=np.int64)
-    for i in range(n_nodes):
-        for j in range(node_int[i, I_N_CHILDREN]):
-            children[child_ptr[i] + j] = node_int[i, I_FIRST_CHILD] + j
-        start = node_int[i, I_CAT_START]
-        for j in range(node_int[i, I_CAT_LEN]):
-            category_child[category_ptr[i] + j] = category_pool[start + j]
-    return (
-        node_int[:n_nodes, I_FEATURE].astype(np.int64),
-        node_int[:n_nodes, I_KIND].astype(np.int8),
-        child_ptr,
-        children,
-        category_ptr,
-        category_child,
-        node_int[:n_nodes, I_MISSING_CHILD].astype(np.int64),
-        node_int[:n_nodes, I_N_SAMPLES].astype(np.int64),
-        node_int[:n_nodes, I_LEFT_CODE].copy(),
-        node_int[:n_nodes, I_RIGHT_CODE].copy(),
-    )
-
-
-@njit(cache=True)
-def tree_float_arrays(node_float, n_nodes):
-    """The Tree's float arrays (:data:`TREE_FLOAT_NAMES`) from the float node table."""
-    return (
-        node_float[:n_nodes, F_THRESHOLD].copy(),
-        node_float[:n_nodes, F_VALUE:].copy(),
-        node_float[:n_nodes, F_WEIGHT].copy(),
-        node_float[:n_nodes, F_IMPURITY].copy(),
-    )
-
-
 @njit(cache=True)
 def _open_node(data, search, rng, limits, parallel_min_rows, depth, start, end, stats, weight,
                impurity, hist, offsets, out, out_mask):  # fmt: skip
@@ -371,8 +318,10 @@ def _open_node(data, search, rng, limits, parallel_min_rows, depth, start, end, 
 @njit(cache=True, nogil=True)
 def grow_depth_first(data, search, rng, kept, limits, parallel_min_rows, thresholds, buffers,
                      n_values):  # fmt: skip
-    """Grow the tree depth-first, as ``Grower.grow`` does; returns the Tree's arrays,
-    ``(tree_int_arrays(...), tree_float_arrays(...))``.
+    """Grow the tree depth-first, as ``Grower.grow`` does; returns ``(nodes, n_nodes,
+    category_pool)``, the node table (whose columns
+    :func:`~treelearn.growing._node_tables.tree_arrays` makes the Tree's arrays) and
+    the category maps' pool.
 
     Parameters (tuples, unpacked below; the arrays are the grower's own)
     ----------
@@ -414,11 +363,8 @@ def grow_depth_first(data, search, rng, kept, limits, parallel_min_rows, thresho
         data, search, rng, kept, limits, parallel_min_rows, thresholds, buffers, n_values,
         _root_seed(data, kept), np.int64(0),
     )  # fmt: skip
-    node_int, node_float, n_nodes, category_pool, _ = tables
-    int_arrays = tree_int_arrays(node_int, n_nodes, category_pool)
-    # numba frees the integer table after its last use, above: the Tree's arrays
-    # never live beside both tables (the peak memory of a fit of a million leaves).
-    return int_arrays, tree_float_arrays(node_float, n_nodes)
+    nodes, n_nodes, category_pool, _ = tables
+    return nodes, n_nodes, category_pool
 
 
 @njit(cache=True, nogil=True)
@@ -429,8 +375,9 @@ def grow_top(data, search, rng, kept, limits, parallel_min_rows, thresholds, buf
     ``defer_rows`` rows is left unsplit, its split kept in the frontier for
     :func:`grow_subtrees`.
 
-    Returns ``(tables, frontier)``: the node tables ``(node_int, node_float,
-    n_nodes, category_pool, n_cat)`` (deferred nodes are leaves there) and
+    Returns ``(tables, frontier)``: ``tables = (nodes, n_nodes, category_pool,
+    n_cat)``, the node table (:mod:`~treelearn.growing._node_tables`; deferred
+    nodes are leaves there) and category pool, and
     ``frontier = (front_int, front_stats, front_out, front_mask, front_hist,
     n_front, n_front_hist)``: per deferred node its ``S_*`` slots (``S_SLOT``:
     its row of ``front_hist``, or -1 when it keeps no histogram), statistics row,
@@ -453,10 +400,10 @@ def grow_subtrees(data, search, rng, kept, limits, thresholds, buffers, n_values
     subtrees never meet, like their runs of ``rows`` and ``sorted_rows``, and
     ``rng``, which none draws from (every feature is searched).
 
-    Returns ``(node_int, node_float, category_pool, first, n_nodes, first_cat)``:
-    the subtrees' node tables one after the other, item ``i``'s from row
-    ``first[i]`` (its root, the deferred node, split), ``n_nodes[i]`` rows, its
-    children and category pool indices local to it (its pool from ``first_cat[i]``).
+    Returns ``(nodes, category_pool, first, n_nodes, first_cat)``: the subtrees'
+    node tables one after the other, item ``i``'s ``n_nodes[i]`` nodes from node
+    ``first[i]`` on (its root, the deferred node, split, first), its children and
+    category pool indices local to it (its pool from ``first_cat[i]``).
     """
     (
         n_codes, is_nominal, all_features, max_features, min_count, min_weight, hist_ratio,
@@ -466,8 +413,11 @@ def grow_subtrees(data, search, rng, kept, limits, thresholds, buffers, n_values
     front_int, front_stats, front_out, front_mask, front_hist = frontier[:5]
     n_items = items.shape[0]
     largest = 1
+    n_item_rows = 0
     for i in range(n_items):
-        largest = max(largest, front_int[items[i], S_END] - front_int[items[i], S_START])
+        item_rows = front_int[items[i], S_END] - front_int[items[i], S_START]
+        largest = max(largest, item_rows)
+        n_item_rows += item_rows
     own_search = (
         n_codes, is_nominal, all_features, max_features, min_count, min_weight, hist_ratio,
         np.empty_like(scratch_hist),
@@ -486,8 +436,8 @@ def grow_subtrees(data, search, rng, kept, limits, thresholds, buffers, n_values
     first = np.empty(n_items, dtype=np.int64)
     n_nodes = np.empty(n_items, dtype=np.int64)
     first_cat = np.empty(n_items, dtype=np.int64)
-    all_int = np.empty((64, N_INT), dtype=NODE_TABLE_INT_DTYPE)
-    all_float = np.empty((64, F_VALUE + n_values))
+    # Room for the subtrees' most nodes (2 m - 1 each), as _grow makes each one's.
+    all_nodes = new_nodes(initial_capacity(n_item_rows, MAX_INITIAL_NODES), n_values)
     all_cat = np.empty((16, 1), dtype=np.int64)
     n_rows = np.int64(0)
     n_cat_rows = np.int64(0)
@@ -503,18 +453,18 @@ def grow_subtrees(data, search, rng, kept, limits, thresholds, buffers, n_values
             data, own_search, rng, kept, limits, None, thresholds, own_buffers, n_values, seed,
             np.int64(0),
         )  # fmt: skip
-        node_int, node_float, count, category_pool, n_cat = tables
+        nodes, count, category_pool, n_cat = tables
         first[i] = n_rows
         n_nodes[i] = count
         first_cat[i] = n_cat_rows
-        all_int = _appended(all_int, n_rows, node_int[:count])
-        all_float = _appended(all_float, n_rows, node_float[:count])
+        all_nodes = room_for(all_nodes, n_rows, count)
+        for j in range(count):
+            _copy_node(nodes, j, all_nodes, n_rows + j)
         all_cat = _appended(all_cat, n_cat_rows, category_pool[:n_cat].reshape((n_cat, 1)))
         n_rows += count
         n_cat_rows += n_cat
     return (
-        all_int[:n_rows],
-        all_float[:n_rows],
+        all_nodes,
         all_cat[:n_cat_rows, 0],
         first,
         n_nodes,
@@ -547,7 +497,7 @@ def serial_layout(tables, frontier, items, n_nodes):
     number of each item's local node 1 (local node ``j >= 1`` is ``base + j - 1``),
     and the number of nodes.
     """
-    node_int, n_top = tables[0], tables[2]
+    links, n_top = tables[0][-1], tables[1]
     front_node = frontier[0][:, S_NODE]
     item_of = np.full(n_top, -1, dtype=np.int64)
     for i in range(items.shape[0]):
@@ -567,8 +517,8 @@ def serial_layout(tables, frontier, items, n_nodes):
             base[i] = counter
             counter += n_nodes[i] - 1
             continue
-        n_children = node_int[node, I_N_CHILDREN]
-        first = node_int[node, I_FIRST_CHILD]
+        n_children = links[node, K_N_CHILDREN]
+        first = links[node, K_FIRST_CHILD]
         for j in range(n_children):
             number[first + j] = counter + j
         counter += n_children
@@ -578,36 +528,58 @@ def serial_layout(tables, frontier, items, n_nodes):
     return number, base, counter
 
 
+@njit(cache=True, _nrt=False)
+def _copy_node(nodes, i, target, t):
+    """Node ``i`` of the table ``nodes`` written as node ``t`` of ``target`` (which
+    has room for it), its links as they are."""
+    feature, kind, missing, n_samples, threshold, weight, impurity, value, links = nodes
+    (
+        to_feature, to_kind, to_missing, to_n_samples, to_threshold, to_weight, to_impurity,
+        to_value, to_links,
+    ) = target  # fmt: skip
+    to_feature[t] = feature[i]
+    to_kind[t] = kind[i]
+    to_missing[t] = missing[i]
+    to_n_samples[t] = n_samples[i]
+    to_threshold[t] = threshold[i]
+    to_weight[t] = weight[i]
+    to_impurity[t] = impurity[i]
+    for c in range(value.shape[1]):
+        to_value[t, c] = value[i, c]
+    for c in range(links.shape[1]):
+        to_links[t, c] = links[i, c]
+
+
 @njit(cache=True)
-def place_top_nodes(tables, number, out_int, out_float):
-    """Write :func:`grow_top`'s nodes into the stitched tables at their serial
-    ``number`` (:func:`serial_layout`), children renumbered."""
-    node_int, node_float, n_top = tables[0], tables[1], tables[2]
+def place_top_nodes(tables, number, out_nodes):
+    """Write :func:`grow_top`'s nodes into the stitched table ``out_nodes`` at their
+    serial ``number`` (:func:`serial_layout`), children renumbered."""
+    nodes, n_top = tables[0], tables[1]
+    links, out_links = nodes[8], out_nodes[8]
     for node in range(n_top):
         target = number[node]
-        out_int[target] = node_int[node]
-        out_float[target] = node_float[node]
-        if node_int[node, I_N_CHILDREN] > 0:
-            out_int[target, I_FIRST_CHILD] = number[node_int[node, I_FIRST_CHILD]]
+        _copy_node(nodes, node, out_nodes, target)
+        if links[node, K_N_CHILDREN] > 0:
+            out_links[target, K_FIRST_CHILD] = number[links[node, K_FIRST_CHILD]]
 
 
 @njit(cache=True, nogil=True)
-def place_subtrees(subtrees, root_number, base, category_offset, out_int, out_float):
-    """Write one :func:`grow_subtrees` call's subtrees into the stitched tables:
-    item ``i``'s root (the deferred node, now split) at ``root_number[i]``, its
-    local node ``j >= 1`` at ``base[i] + j - 1``; children renumbered, category
-    maps moved to where the batch's pool starts in the stitched pool
-    (``category_offset``)."""
-    sub_int, sub_float, _, first, n_nodes, first_cat = subtrees
+def place_subtrees(subtrees, root_number, base, category_offset, out_nodes):
+    """Write one :func:`grow_subtrees` call's subtrees into the stitched table
+    ``out_nodes``: item ``i``'s root (the deferred node, now split) at
+    ``root_number[i]``, its local node ``j >= 1`` at ``base[i] + j - 1``; children
+    renumbered, category maps moved to where the batch's pool starts in the
+    stitched pool (``category_offset``)."""
+    sub_nodes, _, first, n_nodes, first_cat = subtrees
+    out_links = out_nodes[8]
     for i in range(n_nodes.shape[0]):
         for j in range(n_nodes[i]):
             target = root_number[i] if j == 0 else base[i] + j - 1
-            out_int[target] = sub_int[first[i] + j]
-            out_float[target] = sub_float[first[i] + j]
-            if out_int[target, I_N_CHILDREN] > 0:
-                out_int[target, I_FIRST_CHILD] += base[i] - 1
-            if out_int[target, I_CAT_LEN] > 0:
-                out_int[target, I_CAT_START] += category_offset + first_cat[i]
+            _copy_node(sub_nodes, first[i] + j, out_nodes, target)
+            if out_links[target, K_N_CHILDREN] > 0:
+                out_links[target, K_FIRST_CHILD] += base[i] - 1
+            if out_links[target, K_CAT_LEN] > 0:
+                out_links[target, K_CAT_START] += category_offset + first_cat[i]
 
 
 @njit(cache=True)
@@ -687,8 +659,8 @@ def _grow(data, search, rng, kept, limits, parallel_min_rows, thresholds, buffer
     n_free = np.int64(4)
     siblings = np.empty((stored_rows[-1], n_channels))
     histograms = (stored_features, stored_rows, store_min_rows, siblings)
-    node_int = np.empty((64, N_INT), dtype=NODE_TABLE_INT_DTYPE)
-    node_float = np.empty((64, F_VALUE + n_values))
+    # Room for every node of a binary tree (nothing of it is touched until written).
+    nodes = new_nodes(initial_capacity(seed_end - seed_start, MAX_INITIAL_NODES), n_values)
     category_pool = np.empty(64, dtype=np.int64)
     n_cat = np.int64(0)
     stacks = (
@@ -743,8 +715,8 @@ def _grow(data, search, rng, kept, limits, parallel_min_rows, thresholds, buffer
         _build_kept(data, stored_features, stored_rows, bounds[0], bounds[1],
                     parallel_min_rows, partition_buffer, pool[slots[0]])  # fmt: skip
     if not np.isnan(seed_split[OUT_GAIN]):
-        node_int, node_float, _, _ = add_node(
-            node_int, node_float, n_nodes, seed_stats, seed_end - seed_start, node,
+        nodes, _, _ = add_node(
+            nodes, n_nodes, seed_stats, seed_end - seed_start, node,
             is_classification, criterion,
         )  # fmt: skip
         n_nodes += 1
@@ -759,8 +731,8 @@ def _grow(data, search, rng, kept, limits, parallel_min_rows, thresholds, buffer
     while True:
         first = n_nodes
         for k in range(n_children):
-            node_int, node_float, w, impurity = add_node(
-                node_int, node_float, n_nodes, child_stats[k], bounds[k + 1] - bounds[k], node,
+            nodes, w, impurity = add_node(
+                nodes, n_nodes, child_stats[k], bounds[k + 1] - bounds[k], node,
                 is_classification, criterion,
             )  # fmt: skip
             n_nodes += 1
@@ -784,7 +756,7 @@ def _grow(data, search, rng, kept, limits, parallel_min_rows, thresholds, buffer
                 slots[k] = -1
         if node >= 0:
             category_pool, n_cat = record_split(
-                node_int, node_float, node, split, first, n_children,
+                nodes, node, split, first, n_children,
                 missing_child(split, coc, missing_code, n_missing, child_weight, n_children),
                 multiway, thresholds, coc, missing_code, category_pool, n_cat,
             )  # fmt: skip
@@ -805,9 +777,9 @@ def _grow(data, search, rng, kept, limits, parallel_min_rows, thresholds, buffer
                 and local_mode_pays(limits, stack_int[top, S_DEPTH], n_rows, local_rows)
             ):
                 # A small node: its whole subtree now, in local mode.
-                node_int, node_float, n_nodes, category_pool, n_cat = grow_local(
+                nodes, n_nodes, category_pool, n_cat = grow_local(
                     data, search, rng, limits, thresholds,
-                    (node_int, node_float, n_nodes, category_pool, n_cat), workspace,
+                    (nodes, n_nodes, category_pool, n_cat), workspace,
                     stack_int[top, S_NODE], stack_int[top, S_START], stack_int[top, S_END],
                     stack_int[top, S_DEPTH], stack_out[top], stack_stats[top], local_of_row,
                 )  # fmt: skip
@@ -863,4 +835,4 @@ def _grow(data, search, rng, kept, limits, parallel_min_rows, thresholds, buffer
             data, histograms, pool, free, n_free, parent_slot, bounds, n_children, slots,
             parallel_min_rows, partition_buffer,
         )  # fmt: skip
-    return (node_int, node_float, n_nodes, category_pool, n_cat), frontier
+    return (nodes, n_nodes, category_pool, n_cat), frontier

@@ -1,19 +1,30 @@
-"""The node tables of the numba growing loops, and the per-node steps they share.
+"""The node table of the numba growing loops, and the per-node steps they share.
 
-A tree being grown is two growable tables, one row per node, numbered as the
-nodes are created: ``node_int`` (:data:`N_INT` columns ``I_*``, of
-:data:`~treelearn._dtypes.NODE_TABLE_INT_DTYPE`) and ``node_float`` (``F_*``,
-then the node's value). Both loops over them (the
-depth-first loop of :mod:`~treelearn.growing._loop_kernels` and the small
-subtrees of :mod:`~treelearn.growing._local_kernels`) add nodes, apply the stop
-rules and record splits through the functions here, as
+A tree being grown is a growable table, one entry per node, numbered as the
+nodes are created: ``nodes``, a tuple of arrays (:data:`NODE_COLUMNS`), each
+of the dtype the :class:`~treelearn.tree.Tree` keeps (its ``feature``,
+``kind``, ``missing_child``, ``n_samples``, ``threshold``, ``weight``,
+``impurity`` and ``value``), then ``links``, int32 columns ``K_*`` (children,
+category maps, split codes) that only growing reads. The Tree takes the
+columns as they are (:func:`tree_arrays`): no second table of the whole tree
+while it is made. Both loops over the table (the depth-first loop of
+:mod:`~treelearn.growing._loop_kernels` and the small subtrees of
+:mod:`~treelearn.growing._local_kernels`) add nodes, apply the stop rules and
+record splits through the functions here, as
 :class:`~treelearn.growing.grower.Grower` does in Python.
 """
 
 import numpy as np
 from numba import njit
 
-from treelearn._dtypes import NO_CHILD, NODE_LEAF, NODE_MULTIWAY, NODE_SUBSET, NODE_THRESHOLD
+from treelearn._dtypes import (
+    NO_CHILD,
+    NODE_LEAF,
+    NODE_MULTIWAY,
+    NODE_SUBSET,
+    NODE_TABLE_INT_DTYPE,
+    NODE_THRESHOLD,
+)
 from treelearn.criteria._kernels import weighted_impurity
 from treelearn.splitting._kernels import (
     OUT_FEATURE,
@@ -25,12 +36,16 @@ from treelearn.splitting._kernels import (
 )
 from treelearn.stats._pairwise import numpy_sum
 
-#: Columns of ``node_int``.
-I_FEATURE, I_KIND, I_MISSING_CHILD, I_FIRST_CHILD, I_N_CHILDREN, I_CAT_START = 0, 1, 2, 3, 4, 5
-I_CAT_LEN, I_N_SAMPLES, I_LEFT_CODE, I_RIGHT_CODE = 6, 7, 8, 9
-N_INT = 10
-#: Columns of ``node_float``; the node's value follows from ``F_VALUE`` on.
-F_THRESHOLD, F_WEIGHT, F_IMPURITY, F_VALUE = 0, 1, 2, 3
+#: The arrays of a node table ``nodes``, in order (the Tree's names; then ``links``).
+NODE_COLUMNS = (
+    "feature", "kind", "missing_child", "n_samples", "threshold", "weight", "impurity", "value",
+    "links",
+)  # fmt: skip
+#: Columns of ``links``: a split node's first child and number of children (its
+#: children are numbered consecutively), where its category map starts in the
+#: category pool and its length, and a threshold split's left and right codes.
+K_FIRST_CHILD, K_N_CHILDREN, K_CAT_START, K_CAT_LEN, K_LEFT_CODE, K_RIGHT_CODE = 0, 1, 2, 3, 4, 5
+N_LINKS = 6
 #: Slots of the ``limits`` array (the stop rules; a negative max depth is None).
 L_MAX_DEPTH, L_MIN_SAMPLES_SPLIT, L_MIN_SAMPLES_LEAF, L_MIN_WEIGHT_LEAF = 0, 1, 2, 3
 L_MIN_BRANCH_WEIGHT, L_MIN_IMPURITY_DECREASE, L_MIN_GAIN, L_TOTAL_WEIGHT, L_EPSILON = 4, 5, 6, 7, 8
@@ -63,6 +78,94 @@ def grown(table, n_rows):
 
 
 @njit(cache=True)
+def _grown_column(column, n_rows):
+    """``column`` (1-D) with room for ``n_rows`` entries, its entries kept."""
+    bigger = np.empty(n_rows, dtype=column.dtype)
+    bigger[: column.shape[0]] = column
+    return bigger
+
+
+@njit(cache=True)
+def new_nodes(capacity, n_values):
+    """An empty node table (:data:`NODE_COLUMNS`) with room for ``capacity`` nodes
+    of ``n_values`` values. Nothing is written: a page of it costs memory only
+    once a node is written there."""
+    return (
+        np.empty(capacity, dtype=np.int64),  # feature
+        np.empty(capacity, dtype=np.int8),  # kind
+        np.empty(capacity, dtype=np.int64),  # missing_child
+        np.empty(capacity, dtype=np.int64),  # n_samples
+        np.empty(capacity),  # threshold
+        np.empty(capacity),  # weight
+        np.empty(capacity),  # impurity
+        np.empty((capacity, n_values)),  # value
+        np.empty((capacity, N_LINKS), dtype=NODE_TABLE_INT_DTYPE),  # links
+    )
+
+
+@njit(cache=True)
+def initial_capacity(n_rows, max_capacity):
+    """The room a node table is made with for a tree of ``n_rows`` rows: a binary
+    tree's most nodes (every split leaves a row or more on each side: ``2 n - 1``),
+    at most ``max_capacity`` (a multiway tree, or a larger one, grows it)."""
+    return max(min(2 * n_rows - 1, max_capacity), 1)
+
+
+@njit(cache=True)
+def _trimmed(column, n_nodes):
+    """The first ``n_nodes`` entries of ``column``: a view where they fill half of it
+    or more (the rest was never written: no memory), else a copy (so that a small
+    tree does not hold a large table)."""
+    if 2 * n_nodes >= column.shape[0]:
+        return column[:n_nodes]
+    return column[:n_nodes].copy()
+
+
+@njit(cache=True)
+def tree_arrays(nodes, n_nodes, category_pool, keep_codes):
+    """The Tree's arrays (:data:`TREE_ARRAY_NAMES`) from the first ``n_nodes`` nodes of
+    the table ``nodes``: its columns (views, see :func:`_trimmed`), children and
+    category maps in node order (``category_ptr`` empty where no node has a map: all
+    zeros), then each threshold split's left and right codes (-1 elsewhere; int32,
+    for the grower only; none unless ``keep_codes``)."""
+    feature, kind, missing, n_samples, threshold, weight, impurity, value, links = nodes
+    child_ptr = np.empty(n_nodes + 1, dtype=np.int64)
+    child_ptr[0] = 0
+    n_categories = 0
+    for i in range(n_nodes):
+        child_ptr[i + 1] = child_ptr[i] + links[i, K_N_CHILDREN]
+        n_categories += links[i, K_CAT_LEN]
+    children = np.empty(child_ptr[n_nodes], dtype=np.int64)
+    for i in range(n_nodes):
+        for j in range(links[i, K_N_CHILDREN]):
+            children[child_ptr[i] + j] = links[i, K_FIRST_CHILD] + j
+    # Without category maps, no category_ptr (the caller's np.zeros: pages of zeros,
+    # no memory until written, where numba's would write every one).
+    category_ptr = np.zeros(n_nodes + 1 if n_categories else 0, dtype=np.int64)
+    category_child = np.empty(n_categories, dtype=np.int64)
+    for i in range(n_nodes if n_categories else 0):
+        category_ptr[i + 1] = category_ptr[i] + links[i, K_CAT_LEN]
+        start = links[i, K_CAT_START]
+        for j in range(links[i, K_CAT_LEN]):
+            category_child[category_ptr[i] + j] = category_pool[start + j]
+    n_codes = n_nodes if keep_codes else 0
+    return (
+        _trimmed(feature, n_nodes), _trimmed(kind, n_nodes), _trimmed(threshold, n_nodes),
+        child_ptr, children, category_ptr, category_child, _trimmed(missing, n_nodes),
+        _trimmed(value, n_nodes), _trimmed(n_samples, n_nodes), _trimmed(weight, n_nodes),
+        _trimmed(impurity, n_nodes), links[:n_codes, K_LEFT_CODE].copy(),
+        links[:n_codes, K_RIGHT_CODE].copy(),
+    )  # fmt: skip
+
+
+#: Names of :func:`tree_arrays`' arrays: the Tree's, then the grower's two.
+TREE_ARRAY_NAMES = (
+    "feature", "kind", "threshold", "child_ptr", "children", "category_ptr", "category_child",
+    "missing_child", "value", "n_samples", "weight", "impurity", "left_code", "right_code",
+)  # fmt: skip
+
+
+@njit(cache=True)
 def threshold_of(kind, ptr, values, f, left_code, right_code):
     """``Dataset.threshold`` of a numeric split between two codes: +inf for "known
     left, missing right", the bin edge of a binned feature; NaN between two exact
@@ -76,58 +179,63 @@ def threshold_of(kind, ptr, values, f, left_code, right_code):
 
 
 @njit(cache=True)
-def add_node(node_int, node_float, n_nodes, stats, n_rows, parent, is_classification, criterion):
+def add_node(nodes, n_nodes, stats, n_rows, parent, is_classification, criterion):
     """Append a node with statistics ``stats`` (an empty multiway branch takes its
-    parent's value). Returns the tables (maybe grown), its weight and impurity."""
-    node_int, node_float = room_for(node_int, node_float, n_nodes, 1)
+    parent's value). Returns the table (maybe grown), its weight and impurity."""
+    nodes = room_for(nodes, n_nodes, 1)
     weight = weight_of(stats, is_classification)
-    impurity = write_node(node_int, node_float, n_nodes, stats.reshape((1, -1)), 0, weight,
-                          n_rows, parent, is_classification, criterion)  # fmt: skip
-    return node_int, node_float, weight, impurity
+    impurity = write_node(nodes, n_nodes, stats.reshape((1, -1)), 0, weight, n_rows, parent,
+                          is_classification, criterion)  # fmt: skip
+    return nodes, weight, impurity
 
 
 @njit(cache=True)
-def room_for(node_int, node_float, n_nodes, n_more):
-    """The tables, doubled if they have no room for ``n_more`` nodes after the first
-    ``n_nodes``."""
-    if n_nodes + n_more > node_int.shape[0]:
-        size = max(2 * node_int.shape[0], n_nodes + n_more)
-        node_int = grown(node_int, size)
-        node_float = grown(node_float, size)
-    return node_int, node_float
+def room_for(nodes, n_nodes, n_more):
+    """The table ``nodes``, doubled if it has no room for ``n_more`` nodes after the
+    first ``n_nodes``."""
+    feature, kind, missing, n_samples, threshold, weight, impurity, value, links = nodes
+    if n_nodes + n_more <= feature.shape[0]:
+        return nodes
+    size = max(2 * feature.shape[0], n_nodes + n_more)
+    return (
+        _grown_column(feature, size), _grown_column(kind, size), _grown_column(missing, size),
+        _grown_column(n_samples, size), _grown_column(threshold, size),
+        _grown_column(weight, size), _grown_column(impurity, size), grown(value, size),
+        grown(links, size),
+    )  # fmt: skip
 
 
 @njit(cache=True, _nrt=False)
-def write_node(node_int, node_float, n_nodes, stats_rows, k, weight, n_rows, parent,
-               is_classification, criterion):  # fmt: skip
-    """Write node ``n_nodes`` (the tables have room for it), a leaf with the statistics
+def write_node(nodes, n_nodes, stats_rows, k, weight, n_rows, parent, is_classification,
+               criterion):  # fmt: skip
+    """Write node ``n_nodes`` (the table has room for it), a leaf with the statistics
     ``stats_rows[k]`` and the weight ``weight`` (:func:`weight_of` them); returns its
     impurity. Without reference counting: the views it takes would each count a
     reference up and down (an atomic operation) for every node of the tree."""
+    feature, kind, missing, n_samples, threshold, weights, impurities, value, links = nodes
     stats = stats_rows[k]
-    row = node_float[n_nodes]
     if n_rows == 0 and parent >= 0:
         impurity = 0.0
-        for c in range(F_VALUE, row.shape[0]):
-            row[c] = node_float[parent, c]
+        for c in range(value.shape[1]):
+            value[n_nodes, c] = value[parent, c]
     else:
         impurity = weighted_impurity(stats, criterion) / weight if weight > 0 else 0.0
         if is_classification:
             for c in range(1, stats.shape[0]):
-                row[F_VALUE + c - 1] = stats[c]
+                value[n_nodes, c - 1] = stats[c]
         else:
-            row[F_VALUE] = stats[2] / stats[1] if stats[1] > 0 else 0.0
-    row[F_THRESHOLD] = np.nan
-    row[F_WEIGHT] = weight
-    row[F_IMPURITY] = impurity
-    for c in range(node_int.shape[1]):  # (element by element: no temporaries)
-        node_int[n_nodes, c] = 0
-    node_int[n_nodes, I_FEATURE] = -1
-    node_int[n_nodes, I_KIND] = NODE_LEAF
-    node_int[n_nodes, I_MISSING_CHILD] = -1
-    node_int[n_nodes, I_LEFT_CODE] = -1
-    node_int[n_nodes, I_RIGHT_CODE] = -1
-    node_int[n_nodes, I_N_SAMPLES] = n_rows
+            value[n_nodes, 0] = stats[2] / stats[1] if stats[1] > 0 else 0.0
+    threshold[n_nodes] = np.nan
+    weights[n_nodes] = weight
+    impurities[n_nodes] = impurity
+    feature[n_nodes] = -1
+    kind[n_nodes] = NODE_LEAF
+    missing[n_nodes] = -1
+    n_samples[n_nodes] = n_rows
+    for c in range(N_LINKS):  # (element by element: no temporaries)
+        links[n_nodes, c] = 0
+    links[n_nodes, K_LEFT_CODE] = -1
+    links[n_nodes, K_RIGHT_CODE] = -1
     return impurity
 
 
@@ -169,27 +277,28 @@ def threshold_missing_child(out_rows, t, n_missing, child_weight, n_children):
 
 
 @njit(cache=True, inline="always")
-def _link_children(node_int, node, f, kind, missing_child, first, n_children):
-    """The entries every split writes into ``node``'s row: its feature, its kind,
-    its children ``first .. first + n_children - 1`` and the one missing values take."""
-    node_int[node, I_FEATURE] = f
-    node_int[node, I_KIND] = kind
-    node_int[node, I_MISSING_CHILD] = missing_child
-    node_int[node, I_FIRST_CHILD] = first
-    node_int[node, I_N_CHILDREN] = n_children
+def _link_children(nodes, node, f, kind, missing_child, first, n_children):
+    """The entries every split writes for ``node``: its feature, its kind, its
+    children ``first .. first + n_children - 1`` and the one missing values take."""
+    feature, kinds, missing, _, _, _, _, _, links = nodes
+    feature[node] = f
+    kinds[node] = kind
+    missing[node] = missing_child
+    links[node, K_FIRST_CHILD] = first
+    links[node, K_N_CHILDREN] = n_children
 
 
 @njit(cache=True)
-def record_split(node_int, node_float, node, split, first, n_children, missing_child, multiway,
-                  thresholds, coc, missing_code, category_pool, n_cat):  # fmt: skip
+def record_split(nodes, node, split, first, n_children, missing_child, multiway, thresholds,
+                 coc, missing_code, category_pool, n_cat):  # fmt: skip
     """``TreeBuilder.set_split`` of ``node``, split by ``split`` (``OUT_*`` slots) into
     ``n_children`` nodes from ``first`` on; returns the category pool (maybe grown)
     and its length."""
     if split[OUT_IS_SUBSET] == 0.0:
-        record_threshold_split(node_int, node_float, node, split.reshape((1, -1)), 0, first,
-                               n_children, missing_child, thresholds)  # fmt: skip
+        record_threshold_split(nodes, node, split.reshape((1, -1)), 0, first, n_children,
+                               missing_child, thresholds)  # fmt: skip
         return category_pool, n_cat
-    _link_children(node_int, node, int(split[OUT_FEATURE]),
+    _link_children(nodes, node, int(split[OUT_FEATURE]),
                    NODE_MULTIWAY if multiway else NODE_SUBSET, missing_child, first,
                    n_children)  # fmt: skip
     if n_cat + missing_code > category_pool.shape[0]:
@@ -197,23 +306,25 @@ def record_split(node_int, node_float, node, split, first, n_children, missing_c
         bigger[:n_cat] = category_pool[:n_cat]
         category_pool = bigger
     category_pool[n_cat : n_cat + missing_code] = coc[:missing_code]
-    node_int[node, I_CAT_START] = n_cat
-    node_int[node, I_CAT_LEN] = missing_code
+    links = nodes[8]  # (NODE_COLUMNS)
+    links[node, K_CAT_START] = n_cat
+    links[node, K_CAT_LEN] = missing_code
     return category_pool, n_cat + missing_code
 
 
 @njit(cache=True, _nrt=False)
-def record_threshold_split(node_int, node_float, node, split_rows, t, first, n_children,
-                           missing_child, thresholds):  # fmt: skip
+def record_threshold_split(nodes, node, split_rows, t, first, n_children, missing_child,
+                           thresholds):  # fmt: skip
     """:func:`record_split` of a split by the threshold ``split_rows[t]``; without
     reference counting (see :func:`write_node`)."""
     split = split_rows[t]
     f = int(split[OUT_FEATURE])
     threshold_kind, threshold_ptr, threshold_values = thresholds
-    _link_children(node_int, node, f, NODE_THRESHOLD, missing_child, first, n_children)
-    node_int[node, I_LEFT_CODE] = int(split[OUT_LEFT_CODE])
-    node_int[node, I_RIGHT_CODE] = int(split[OUT_RIGHT_CODE])
-    node_float[node, F_THRESHOLD] = threshold_of(
+    _link_children(nodes, node, f, NODE_THRESHOLD, missing_child, first, n_children)
+    threshold, links = nodes[4], nodes[8]
+    links[node, K_LEFT_CODE] = int(split[OUT_LEFT_CODE])
+    links[node, K_RIGHT_CODE] = int(split[OUT_RIGHT_CODE])
+    threshold[node] = threshold_of(
         threshold_kind, threshold_ptr, threshold_values, f, int(split[OUT_LEFT_CODE]),
         int(split[OUT_RIGHT_CODE]),
     )  # fmt: skip

@@ -65,7 +65,6 @@ from treelearn._dtypes import (
     NO_CHILD,
     NODE_MULTIWAY,
     NODE_SUBSET,
-    NODE_TABLE_INT_DTYPE,
     NODE_TABLE_MAX,
     NODE_THRESHOLD,
     code_dtype_for,
@@ -165,8 +164,8 @@ class _Node:
         return self.end - self.start
 
 
-def _stitched_arrays(pool, n_threads, tables, frontier, batches, results):
-    """The Tree's arrays of :func:`~treelearn.growing._loop_kernels.grow_top`'s
+def _stitched_table(pool, n_threads, tables, frontier, batches, results):
+    """``(nodes, n_nodes, category_pool)``: :func:`~treelearn.growing._loop_kernels.grow_top`'s
     ``tables`` with the subtrees grown for each batch of deferred nodes
     (``results``) put in: every node written once, where the serial loop numbers
     it, ``n_threads`` batches at a time on the threads of ``pool`` (their places
@@ -174,17 +173,17 @@ def _stitched_arrays(pool, n_threads, tables, frontier, batches, results):
 
     Each wave's subtrees are let go of once placed (``results`` is the caller's
     list: emptied here), so the subtrees' tables and the stitched ones, whose pages
-    are touched only as nodes are written, are never all held at once; nor are
-    the stitched tables and the Tree's arrays."""
+    are touched only as nodes are written, are never all held at once; the
+    stitched table's columns become the Tree's arrays (its room is its nodes)."""
     no_items = np.zeros(0, dtype=np.int64)
     items = np.concatenate(batches) if batches else no_items
-    n_nodes = np.concatenate([r[4] for r in results]) if results else no_items
+    n_nodes = np.concatenate([r[3] for r in results]) if results else no_items
     number, base, n_total = loop_kernels.serial_layout(tables, frontier, items, n_nodes)
     _return_freed_memory()  # (what growing the subtrees freed)
-    out_int = np.empty((n_total, node_tables.N_INT), dtype=NODE_TABLE_INT_DTYPE)
-    out_float = np.empty((n_total, tables[1].shape[1]))
-    loop_kernels.place_top_nodes(tables, number, out_int, out_float)
-    category_pools = [tables[3][: tables[4]]] + [r[2] for r in results]
+    n_values = tables[0][node_tables.NODE_COLUMNS.index("value")].shape[1]
+    out_nodes = node_tables.new_nodes(n_total, n_values)
+    loop_kernels.place_top_nodes(tables, number, out_nodes)
+    category_pools = [tables[2][: tables[3]]] + [r[1] for r in results]
     pool_start = np.cumsum([0] + [p.shape[0] for p in category_pools])
     first_item = np.cumsum([0] + [b.shape[0] for b in batches])
     front_node = frontier[0][:, loop_kernels.S_NODE]
@@ -197,8 +196,7 @@ def _stitched_arrays(pool, n_threads, tables, frontier, batches, results):
                 number[front_node[batches[k]]],
                 base[first_item[k] : first_item[k + 1]],
                 pool_start[k + 1],
-                out_int,
-                out_float,
+                out_nodes,
             )
             for k in wave
         ]
@@ -210,9 +208,7 @@ def _stitched_arrays(pool, n_threads, tables, frontier, batches, results):
     category_pool = np.concatenate(category_pools)
     del category_pools
     results.clear()
-    int_arrays = loop_kernels.tree_int_arrays(out_int, n_total, category_pool)
-    del out_int
-    return int_arrays, loop_kernels.tree_float_arrays(out_float, n_total)
+    return out_nodes, n_total, category_pool
 
 
 def _return_freed_memory():
@@ -508,19 +504,28 @@ class Grower:
         thresholds = self._threshold_tables()
         buffers = (self.child_of_row, self.sorted_buffer, self.partition_buffer, self.local_of_row)
         if parallel_min_rows is not None and not drawn:
-            arrays = self._grow_subtrees_on_threads(
+            nodes, n_nodes, category_pool = self._grow_subtrees_on_threads(
                 data, search, rng, kept, limits, thresholds, buffers
             )
         else:
-            arrays = loop_kernels.grow_depth_first(
+            nodes, n_nodes, category_pool = loop_kernels.grow_depth_first(
                 data, search, rng, kept, limits, parallel_min_rows, thresholds, buffers,
                 max(self.n_classes, 1),
             )  # fmt: skip
-        int_arrays, float_arrays = arrays
-        arrays = dict(zip(loop_kernels.TREE_INT_NAMES, int_arrays, strict=True))
-        arrays.update(zip(loop_kernels.TREE_FLOAT_NAMES, float_arrays, strict=True))
+        # The split codes only where thresholds are put in below (or splits recorded).
+        keep_codes = (
+            self.record_splits
+            or spec.threshold_at == "data"
+            or bool(np.any(thresholds[0] == node_tables.THRESHOLD_VALUES))
+        )
+        arrays = node_tables.tree_arrays(nodes, n_nodes, category_pool, keep_codes)
+        del nodes  # (the table's links: what the Tree does not keep)
+        arrays = dict(zip(node_tables.TREE_ARRAY_NAMES, arrays, strict=True))
+        if not arrays["category_ptr"].shape[0]:  # (no category maps: see tree_arrays)
+            arrays["category_ptr"] = np.zeros(arrays["child_ptr"].shape[0], dtype=np.int64)
         left_code, right_code = arrays.pop("left_code"), arrays.pop("right_code")
-        self._put_thresholds(arrays["feature"], left_code, right_code, arrays["threshold"])
+        if keep_codes:
+            self._put_thresholds(arrays["feature"], left_code, right_code, arrays["threshold"])
         tree = Tree(**arrays, n_features=self.n_features, n_classes=self.n_classes).validate()
         if self.record_splits:
             self._record_searched_nodes(tree, left_code, limits)
@@ -585,7 +590,7 @@ class Grower:
 
         with ThreadPoolExecutor(self.n_threads) as pool:
             results = list(pool.map(grow, batches))
-            return _stitched_arrays(pool, self.n_threads, tables, frontier, batches, results)
+            return _stitched_table(pool, self.n_threads, tables, frontier, batches, results)
 
     def _threshold_tables(self):
         """Per feature what the numba loop needs of :meth:`Dataset.threshold`: kind

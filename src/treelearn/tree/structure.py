@@ -459,7 +459,10 @@ class Tree:
         """The surrogate invariants of :meth:`validate` (see the module docstring)."""
         n = self.node_count
         ptr = self.surrogate_ptr
-        if ptr.shape != (n + 1,) or ptr[0] != 0 or np.any(np.diff(ptr) < 0):
+        # (Without surrogates, ptr is zeros, often pages of them that take no memory:
+        # read, not differenced into an array of a node each.)
+        no_surrogates = ptr.shape == (n + 1,) and not ptr.any()
+        if ptr.shape != (n + 1,) or ptr[0] != 0 or (not no_surrogates and np.any(np.diff(ptr) < 0)):
             fail("surrogate_ptr needs one entry per node plus one, from 0, never decreasing")
         m = int(ptr[-1])
         for name in _SURROGATE_DTYPES:
@@ -468,15 +471,16 @@ class Tree:
                 getattr(self, name).shape != (expected,)
             ):
                 fail(f"{name} has shape {getattr(self, name).shape}, expected ({expected},)")
-        per_node = np.diff(ptr)
-        if np.any(per_node[~binary] != 0):
-            fail("a node that is not a binary split has surrogates")
-        owner = np.repeat(np.arange(n), per_node)
         feature = self.surrogate_feature
         if np.any((feature < 0) | (feature >= self.n_features)):
             fail("a surrogate tests a feature out of range")
-        if np.any(feature == self.feature[owner]):
-            fail("a surrogate tests its node's own feature")
+        if not no_surrogates:
+            per_node = np.diff(ptr)
+            if np.any(per_node[~binary] != 0):
+                fail("a node that is not a binary split has surrogates")
+            owner = np.repeat(np.arange(n), per_node)
+            if np.any(feature == self.feature[owner]):
+                fail("a surrogate tests its node's own feature")
         cat_ptr = self.surrogate_category_ptr
         if cat_ptr[0] != 0 or np.any(np.diff(cat_ptr) < 0):
             fail("surrogate_category_ptr must start at 0 and never decrease")
