@@ -573,10 +573,15 @@ def test_matrix_columns_binned_in_blocks_of_samples(small_sample, block_bytes, m
     ).astype(np.float32)
     X = np.ascontiguousarray(X)
     dataset = build_dataset(X, max_bins=64)
-    for f in range(X.shape[1]):
+    _assert_each_column_binned_on_its_own(dataset, X, range(X.shape[1]), 64)
+
+
+def _assert_each_column_binned_on_its_own(dataset, X, features, max_bins):
+    """The edges and codes of each of ``features`` are those of the column alone."""
+    for f in features:
         column = np.asfortranarray(X)[:, f]
         known = column[~np.isnan(column)]
-        edges = quantile_bin_edges(known, 64)
+        edges = quantile_bin_edges(known, max_bins)
         np.testing.assert_array_equal(dataset.bin_edges[f], edges)
         codes = np.where(np.isnan(column), edges.shape[0] + 1, np.searchsorted(edges, column))
         np.testing.assert_array_equal(dataset.codes[:, f], codes)
@@ -604,13 +609,7 @@ def test_matrix_columns_binned_from_copied_blocks(dtype, row_bytes, monkeypatch)
     ).astype(dtype)
     dataset = build_dataset(np.ascontiguousarray(X), max_bins=32, categorical_features=[3])
     assert dataset.bin_edges[3] is None
-    for f in (0, 1, 2, 4, 5):
-        column = np.asfortranarray(X)[:, f]
-        known = column[~np.isnan(column)]
-        edges = quantile_bin_edges(known, 32)
-        np.testing.assert_array_equal(dataset.bin_edges[f], edges)
-        codes = np.where(np.isnan(column), edges.shape[0] + 1, np.searchsorted(edges, column))
-        np.testing.assert_array_equal(dataset.codes[:, f], codes)
+    _assert_each_column_binned_on_its_own(dataset, X, (0, 1, 2, 4, 5), 32)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
