@@ -94,7 +94,17 @@ def test_room_for_doubles_every_column_and_keeps_the_nodes():
 
 
 @pytest.mark.parametrize(
-    ("n_rows", "cap", "expected"), [(1, 64, 1), (2, 64, 3), (1000, 4096, 1999), (1000, 64, 64)]
-)
-def test_initial_capacity_is_a_binary_trees_most_nodes_at_most_a_cap(n_rows, cap, expected):
-    assert node_tables.initial_capacity(n_rows, cap) == expected
+    ("n_rows", "n_values", "max_bytes", "expected"),
+    [(1, 1, 1 << 20, 1), (2, 1, 1 << 20, 3), (1000, 1, 1 << 20, 1999), (1000, 1, 81 * 64, 64),
+     (1000, 10, 153 * 64, 64), (1000, 1, 1, 1)],
+)  # fmt: skip
+def test_initial_capacity_is_a_binary_trees_most_nodes_in_at_most_a_cap(
+    n_rows, n_values, max_bytes, expected
+):
+    assert node_tables.initial_capacity(n_rows, n_values, max_bytes) == expected
+
+
+@pytest.mark.parametrize("n_values", [1, 3, 10])
+def test_node_bytes_are_the_bytes_of_a_node_in_the_table(n_values):
+    nodes = node_tables.new_nodes(10, n_values)
+    assert node_tables.node_bytes(n_values) * 10 == sum(column.nbytes for column in nodes)

@@ -102,11 +102,14 @@ from treelearn.stats._kernels import (
 S_NODE, S_START, S_END, S_DEPTH, S_SLOT = 0, 1, 2, 3, 4
 N_STACK = 5
 
-#: Most nodes a node table is first made with room for (:func:`~treelearn.growing.
-#: _node_tables.initial_capacity`): a larger tree grows it (doubling its columns).
-#: 4M nodes: 340 MB of address space for regression, not of memory: only the
-#: nodes written are.
-MAX_INITIAL_NODES = 1 << 22
+#: Most bytes a node table is first made with room for
+#: (:func:`~treelearn.growing._node_tables.initial_capacity`): address space, not
+#: memory, as only the nodes written are touched; a larger tree grows the table
+#: (doubling its columns). 256 MB: 3.3M nodes of regression (a full-depth tree of
+#: 1.65M rows), 1.7M of 10 classes, 33k of 1,000 classes (a table of those doubles
+#: as the tree needs). No more, so that a machine that will not promise much more
+#: memory than it has (overcommit) is never asked for more than this first.
+MAX_INITIAL_TABLE_BYTES = 256 << 20
 
 #: Rows per piece of a partition on threads (:func:`partition_threshold_parallel`):
 #: numba shares the pieces out among its threads, whatever their number.
@@ -437,7 +440,9 @@ def grow_subtrees(data, search, rng, kept, limits, thresholds, buffers, n_values
     n_nodes = np.empty(n_items, dtype=np.int64)
     first_cat = np.empty(n_items, dtype=np.int64)
     # Room for the subtrees' most nodes (2 m - 1 each), as _grow makes each one's.
-    all_nodes = new_nodes(initial_capacity(n_item_rows, MAX_INITIAL_NODES), n_values)
+    all_nodes = new_nodes(
+        initial_capacity(n_item_rows, n_values, MAX_INITIAL_TABLE_BYTES), n_values
+    )
     all_cat = np.empty((16, 1), dtype=np.int64)
     n_rows = np.int64(0)
     n_cat_rows = np.int64(0)
@@ -660,7 +665,9 @@ def _grow(data, search, rng, kept, limits, parallel_min_rows, thresholds, buffer
     siblings = np.empty((stored_rows[-1], n_channels))
     histograms = (stored_features, stored_rows, store_min_rows, siblings)
     # Room for every node of a binary tree (nothing of it is touched until written).
-    nodes = new_nodes(initial_capacity(seed_end - seed_start, MAX_INITIAL_NODES), n_values)
+    nodes = new_nodes(
+        initial_capacity(seed_end - seed_start, n_values, MAX_INITIAL_TABLE_BYTES), n_values
+    )
     category_pool = np.empty(64, dtype=np.int64)
     n_cat = np.int64(0)
     stacks = (

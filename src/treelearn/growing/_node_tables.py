@@ -104,11 +104,17 @@ def new_nodes(capacity, n_values):
 
 
 @njit(cache=True)
-def initial_capacity(n_rows, max_capacity):
+def node_bytes(n_values):
+    """Bytes a node takes in a node table of ``n_values`` values (:func:`new_nodes`)."""
+    return 8 * 6 + 1 + 8 * n_values + 4 * N_LINKS
+
+
+@njit(cache=True)
+def initial_capacity(n_rows, n_values, max_bytes):
     """The room a node table is made with for a tree of ``n_rows`` rows: a binary
     tree's most nodes (every split leaves a row or more on each side: ``2 n - 1``),
-    at most ``max_capacity`` (a multiway tree, or a larger one, grows it)."""
-    return max(min(2 * n_rows - 1, max_capacity), 1)
+    in at most ``max_bytes`` (a multiway tree, or a larger one, grows it)."""
+    return max(min(2 * n_rows - 1, max_bytes // node_bytes(n_values)), 1)
 
 
 @njit(cache=True)
