@@ -59,7 +59,7 @@ from treelearn.growing._node_tables import (
     K_CAT_START,
     K_FIRST_CHILD,
     K_N_CHILDREN,
-    add_node,
+    category_pool_for,
     grown,
     initial_capacity,
     may_split,
@@ -68,6 +68,8 @@ from treelearn.growing._node_tables import (
     record_split,
     room_for,
     split_admissible,
+    weight_of,
+    write_node,
 )
 from treelearn.splitting._kernels import (
     N_OUT,
@@ -722,10 +724,9 @@ def _grow(data, search, rng, kept, limits, parallel_min_rows, thresholds, buffer
         _build_kept(data, stored_features, stored_rows, bounds[0], bounds[1],
                     parallel_min_rows, partition_buffer, pool[slots[0]])  # fmt: skip
     if not np.isnan(seed_split[OUT_GAIN]):
-        nodes, _, _ = add_node(
-            nodes, n_nodes, seed_stats, seed_end - seed_start, node,
-            is_classification, criterion,
-        )  # fmt: skip
+        seed_row = seed_stats.reshape((1, -1))
+        write_node(nodes, n_nodes, seed_row, 0, weight_of(seed_stats, is_classification),
+                   seed_end - seed_start, node, is_classification, criterion)  # fmt: skip
         n_nodes += 1
         stacks = _push(stacks, top, 0, seed_start, seed_end, seed_depth, slots[0], seed_split,
                        seed_mask, seed_stats)  # fmt: skip
@@ -737,11 +738,16 @@ def _grow(data, search, rng, kept, limits, parallel_min_rows, thresholds, buffer
     n_missing = np.int64(0)
     while True:
         first = n_nodes
+        # The table is written without reference counting (write_node, record_split)
+        # and grown only when full: passed to or returned by a counting call, each
+        # of its nine arrays would be counted up and down at every split (a
+        # full-depth tree with a nominal feature, every node grown here: 4-5%).
+        if n_nodes + n_children > nodes[0].shape[0]:
+            nodes = room_for(nodes, n_nodes, n_children)
         for k in range(n_children):
-            nodes, w, impurity = add_node(
-                nodes, n_nodes, child_stats[k], bounds[k + 1] - bounds[k], node,
-                is_classification, criterion,
-            )  # fmt: skip
+            w = weight_of(child_stats[k], is_classification)
+            impurity = write_node(nodes, n_nodes, child_stats, k, w, bounds[k + 1] - bounds[k],
+                                  node, is_classification, criterion)  # fmt: skip
             n_nodes += 1
             child_weight[k] = w
             if slots[k] >= 0:
@@ -762,7 +768,8 @@ def _grow(data, search, rng, kept, limits, parallel_min_rows, thresholds, buffer
                 n_free += 1
                 slots[k] = -1
         if node >= 0:
-            category_pool, n_cat = record_split(
+            category_pool = category_pool_for(split, category_pool, n_cat, missing_code)
+            n_cat = record_split(
                 nodes, node, split, first, n_children,
                 missing_child(split, coc, missing_code, n_missing, child_weight, n_children),
                 multiway, thresholds, coc, missing_code, category_pool, n_cat,

@@ -185,17 +185,6 @@ def threshold_of(kind, ptr, values, f, left_code, right_code):
 
 
 @njit(cache=True)
-def add_node(nodes, n_nodes, stats, n_rows, parent, is_classification, criterion):
-    """Append a node with statistics ``stats`` (an empty multiway branch takes its
-    parent's value). Returns the table (maybe grown), its weight and impurity."""
-    nodes = room_for(nodes, n_nodes, 1)
-    weight = weight_of(stats, is_classification)
-    impurity = write_node(nodes, n_nodes, stats.reshape((1, -1)), 0, weight, n_rows, parent,
-                          is_classification, criterion)  # fmt: skip
-    return nodes, weight, impurity
-
-
-@njit(cache=True)
 def room_for(nodes, n_nodes, n_more):
     """The table ``nodes``, doubled if it has no room for ``n_more`` nodes after the
     first ``n_nodes``."""
@@ -295,27 +284,38 @@ def _link_children(nodes, node, f, kind, missing_child, first, n_children):
 
 
 @njit(cache=True)
+def category_pool_for(split, category_pool, n_cat, missing_code):
+    """The category pool (``n_cat`` entries in use), doubled if the split ``split``
+    (``OUT_*`` slots) maps categories (a subset or multiway split: ``missing_code``
+    of them) and it has no room for them; else the pool as it is."""
+    if split[OUT_IS_SUBSET] == 0.0 or n_cat + missing_code <= category_pool.shape[0]:
+        return category_pool
+    bigger = np.empty(2 * (n_cat + missing_code), dtype=np.int64)
+    bigger[:n_cat] = category_pool[:n_cat]
+    return bigger
+
+
+@njit(cache=True, _nrt=False)
 def record_split(nodes, node, split, first, n_children, missing_child, multiway, thresholds,
                  coc, missing_code, category_pool, n_cat):  # fmt: skip
     """``TreeBuilder.set_split`` of ``node``, split by ``split`` (``OUT_*`` slots) into
-    ``n_children`` nodes from ``first`` on; returns the category pool (maybe grown)
-    and its length."""
+    ``n_children`` nodes from ``first`` on; returns the category pool's new length
+    (it has room: :func:`category_pool_for`). Without reference counting (see
+    :func:`write_node`: a call with counted references counts each of the table's
+    nine arrays up and down)."""
     if split[OUT_IS_SUBSET] == 0.0:
         record_threshold_split(nodes, node, split.reshape((1, -1)), 0, first, n_children,
                                missing_child, thresholds)  # fmt: skip
-        return category_pool, n_cat
+        return n_cat
     _link_children(nodes, node, int(split[OUT_FEATURE]),
                    NODE_MULTIWAY if multiway else NODE_SUBSET, missing_child, first,
                    n_children)  # fmt: skip
-    if n_cat + missing_code > category_pool.shape[0]:
-        bigger = np.empty(2 * (n_cat + missing_code), dtype=np.int64)
-        bigger[:n_cat] = category_pool[:n_cat]
-        category_pool = bigger
-    category_pool[n_cat : n_cat + missing_code] = coc[:missing_code]
+    for c in range(missing_code):  # (element by element: no temporaries)
+        category_pool[n_cat + c] = coc[c]
     links = nodes[8]  # (NODE_COLUMNS)
     links[node, K_CAT_START] = n_cat
     links[node, K_CAT_LEN] = missing_code
-    return category_pool, n_cat + missing_code
+    return n_cat + missing_code
 
 
 @njit(cache=True, _nrt=False)
