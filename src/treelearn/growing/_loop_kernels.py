@@ -55,6 +55,7 @@ from treelearn.growing._local_kernels import (
     local_workspace,
 )
 from treelearn.growing._node_tables import (
+    CATEGORY_LINKS,
     K_CAT_LEN,
     K_CAT_START,
     K_FIRST_CHILD,
@@ -322,7 +323,7 @@ def _open_node(data, search, rng, limits, parallel_min_rows, depth, start, end, 
 
 @njit(cache=True, nogil=True)
 def grow_depth_first(data, search, rng, kept, limits, parallel_min_rows, thresholds, buffers,
-                     n_values):  # fmt: skip
+                     n_values, n_links):  # fmt: skip
     """Grow the tree depth-first, as ``Grower.grow`` does; returns ``(nodes, n_nodes,
     category_pool)``, the node table (whose columns
     :func:`~treelearn.growing._node_tables.tree_arrays` makes the Tree's arrays) and
@@ -362,11 +363,14 @@ def grow_depth_first(data, search, rng, kept, limits, parallel_min_rows, thresho
         where no feature is presorted).
     n_values : int
         Width of a node's value (classes, or 1).
+    n_links : int
+        Link columns of the node table
+        (:func:`~treelearn.growing._node_tables.links_width`).
     """
     # No node deferred. np.int64: a literal 0 would compile _grow once more.
     tables, _ = _grow(
         data, search, rng, kept, limits, parallel_min_rows, thresholds, buffers, n_values,
-        _root_seed(data, kept), np.int64(0),
+        n_links, _root_seed(data, kept), np.int64(0),
     )  # fmt: skip
     nodes, n_nodes, category_pool, _ = tables
     return nodes, n_nodes, category_pool
@@ -374,7 +378,7 @@ def grow_depth_first(data, search, rng, kept, limits, parallel_min_rows, thresho
 
 @njit(cache=True, nogil=True)
 def grow_top(data, search, rng, kept, limits, parallel_min_rows, thresholds, buffers, n_values,
-             defer_rows):  # fmt: skip
+             n_links, defer_rows):  # fmt: skip
     """The first step of growing on several threads: :func:`grow_depth_first`
     (all features searched, ``rng`` not drawn from), except that a node of fewer than
     ``defer_rows`` rows is left unsplit, its split kept in the frontier for
@@ -390,13 +394,13 @@ def grow_top(data, search, rng, kept, limits, parallel_min_rows, thresholds, buf
     """
     return _grow(
         data, search, rng, kept, limits, parallel_min_rows, thresholds, buffers, n_values,
-        _root_seed(data, kept), defer_rows,
+        n_links, _root_seed(data, kept), defer_rows,
     )  # fmt: skip
 
 
 @njit(cache=True, nogil=True)
-def grow_subtrees(data, search, rng, kept, limits, thresholds, buffers, n_values, frontier,
-                  items):  # fmt: skip
+def grow_subtrees(data, search, rng, kept, limits, thresholds, buffers, n_values, n_links,
+                  frontier, items):  # fmt: skip
     """Grow the subtrees of the deferred nodes ``items`` (rows of ``frontier``,
     from :func:`grow_top`) one after the other, each as the serial loop grows it,
     with scratch and partition buffers of its own (``buffers`` as
@@ -443,7 +447,9 @@ def grow_subtrees(data, search, rng, kept, limits, thresholds, buffers, n_values
     first_cat = np.empty(n_items, dtype=np.int64)
     # Room for the subtrees' most nodes (2 m - 1 each), as _grow makes each one's.
     all_nodes = new_nodes(
-        initial_capacity(n_item_rows, n_values, MAX_INITIAL_TABLE_BYTES), n_values
+        initial_capacity(n_item_rows, n_values, n_links, MAX_INITIAL_TABLE_BYTES),
+        n_values,
+        n_links,
     )
     all_cat = np.empty((16, 1), dtype=np.int64)
     n_rows = np.int64(0)
@@ -457,8 +463,8 @@ def grow_subtrees(data, search, rng, kept, limits, thresholds, buffers, n_values
             front_mask[item],
         )  # fmt: skip
         tables, _ = _grow(
-            data, own_search, rng, kept, limits, None, thresholds, own_buffers, n_values, seed,
-            np.int64(0),
+            data, own_search, rng, kept, limits, None, thresholds, own_buffers, n_values,
+            n_links, seed, np.int64(0),
         )  # fmt: skip
         nodes, count, category_pool, n_cat = tables
         first[i] = n_rows
@@ -585,7 +591,7 @@ def place_subtrees(subtrees, root_number, base, category_offset, out_nodes):
             _copy_node(sub_nodes, first[i] + j, out_nodes, target)
             if out_links[target, K_N_CHILDREN] > 0:
                 out_links[target, K_FIRST_CHILD] += base[i] - 1
-            if out_links[target, K_CAT_LEN] > 0:
+            if out_links.shape[1] >= CATEGORY_LINKS and out_links[target, K_CAT_LEN] > 0:
                 out_links[target, K_CAT_START] += category_offset + first_cat[i]
 
 
@@ -636,7 +642,7 @@ def _defer(frontier, stacks, top, hist):
 
 @njit(cache=True)
 def _grow(data, search, rng, kept, limits, parallel_min_rows, thresholds, buffers, n_values,
-          seed, defer_rows):  # fmt: skip
+          n_links, seed, defer_rows):  # fmt: skip
     """The loop of :func:`grow_depth_first` from ``seed``, the root of what it grows:
     ``(start, end, depth, stats, hist, split, mask)``, its rows, depth, statistics,
     kept histogram (no rows: none) and, when it was searched already (a deferred
@@ -668,7 +674,9 @@ def _grow(data, search, rng, kept, limits, parallel_min_rows, thresholds, buffer
     histograms = (stored_features, stored_rows, store_min_rows, siblings)
     # Room for every node of a binary tree (nothing of it is touched until written).
     nodes = new_nodes(
-        initial_capacity(seed_end - seed_start, n_values, MAX_INITIAL_TABLE_BYTES), n_values
+        initial_capacity(seed_end - seed_start, n_values, n_links, MAX_INITIAL_TABLE_BYTES),
+        n_values,
+        n_links,
     )
     category_pool = np.empty(64, dtype=np.int64)
     n_cat = np.int64(0)

@@ -42,10 +42,13 @@ NODE_COLUMNS = (
     "links",
 )  # fmt: skip
 #: Columns of ``links``: a split node's first child and number of children (its
-#: children are numbered consecutively), where its category map starts in the
-#: category pool and its length, and a threshold split's left and right codes.
-K_FIRST_CHILD, K_N_CHILDREN, K_CAT_START, K_CAT_LEN, K_LEFT_CODE, K_RIGHT_CODE = 0, 1, 2, 3, 4, 5
-N_LINKS = 6
+#: children are numbered consecutively); a threshold split's left and right codes
+#: (only in a table made with :data:`CODE_LINKS` columns or more); where its
+#: category map starts in the category pool and its length (only in a table of
+#: :data:`CATEGORY_LINKS` columns). A table has only the columns its tree needs
+#: (:func:`links_width`): a binned tree of numeric features, the first two.
+K_FIRST_CHILD, K_N_CHILDREN, K_LEFT_CODE, K_RIGHT_CODE, K_CAT_START, K_CAT_LEN = 0, 1, 2, 3, 4, 5
+CHILD_LINKS, CODE_LINKS, CATEGORY_LINKS = 2, 4, 6
 #: Slots of the ``limits`` array (the stop rules; a negative max depth is None).
 L_MAX_DEPTH, L_MIN_SAMPLES_SPLIT, L_MIN_SAMPLES_LEAF, L_MIN_WEIGHT_LEAF = 0, 1, 2, 3
 L_MIN_BRANCH_WEIGHT, L_MIN_IMPURITY_DECREASE, L_MIN_GAIN, L_TOTAL_WEIGHT, L_EPSILON = 4, 5, 6, 7, 8
@@ -85,11 +88,20 @@ def _grown_column(column, n_rows):
     return bigger
 
 
+def links_width(keep_codes, has_categories):
+    """Columns of ``links`` (``K_*``) for a tree whose split codes are kept
+    (``keep_codes``: the grower reads them after the loop) and whose nodes may have
+    category maps (``has_categories``: a nominal feature is searched)."""
+    if has_categories:
+        return CATEGORY_LINKS
+    return CODE_LINKS if keep_codes else CHILD_LINKS
+
+
 @njit(cache=True)
-def new_nodes(capacity, n_values):
+def new_nodes(capacity, n_values, n_links):
     """An empty node table (:data:`NODE_COLUMNS`) with room for ``capacity`` nodes
-    of ``n_values`` values. Nothing is written: a page of it costs memory only
-    once a node is written there."""
+    of ``n_values`` values and ``n_links`` link columns (:func:`links_width`).
+    Nothing is written: a page of it costs memory only once a node is written there."""
     return (
         np.empty(capacity, dtype=np.int64),  # feature
         np.empty(capacity, dtype=np.int8),  # kind
@@ -99,22 +111,23 @@ def new_nodes(capacity, n_values):
         np.empty(capacity),  # weight
         np.empty(capacity),  # impurity
         np.empty((capacity, n_values)),  # value
-        np.empty((capacity, N_LINKS), dtype=NODE_TABLE_INT_DTYPE),  # links
+        np.empty((capacity, n_links), dtype=NODE_TABLE_INT_DTYPE),  # links
     )
 
 
 @njit(cache=True)
-def node_bytes(n_values):
-    """Bytes a node takes in a node table of ``n_values`` values (:func:`new_nodes`)."""
-    return 8 * 6 + 1 + 8 * n_values + 4 * N_LINKS
+def node_bytes(n_values, n_links):
+    """Bytes a node takes in a node table of ``n_values`` values and ``n_links`` link
+    columns (:func:`new_nodes`)."""
+    return 8 * 6 + 1 + 8 * n_values + 4 * n_links
 
 
 @njit(cache=True)
-def initial_capacity(n_rows, n_values, max_bytes):
+def initial_capacity(n_rows, n_values, n_links, max_bytes):
     """The room a node table is made with for a tree of ``n_rows`` rows: a binary
     tree's most nodes (every split leaves a row or more on each side: ``2 n - 1``),
     in at most ``max_bytes`` (a multiway tree, or a larger one, grows it)."""
-    return max(min(2 * n_rows - 1, max_bytes // node_bytes(n_values)), 1)
+    return max(min(2 * n_rows - 1, max_bytes // node_bytes(n_values, n_links)), 1)
 
 
 @njit(cache=True)
@@ -133,14 +146,17 @@ def tree_arrays(nodes, n_nodes, category_pool, keep_codes):
     the table ``nodes``: its columns (views, see :func:`_trimmed`), children and
     category maps in node order (``category_ptr`` empty where no node has a map: all
     zeros), then each threshold split's left and right codes (-1 elsewhere; int32,
-    for the grower only; none unless ``keep_codes``)."""
+    for the grower only; none unless ``keep_codes``, which the table's columns must
+    then hold: :func:`links_width`)."""
     feature, kind, missing, n_samples, threshold, weight, impurity, value, links = nodes
     child_ptr = np.empty(n_nodes + 1, dtype=np.int64)
     child_ptr[0] = 0
-    n_categories = 0
     for i in range(n_nodes):
         child_ptr[i + 1] = child_ptr[i] + links[i, K_N_CHILDREN]
-        n_categories += links[i, K_CAT_LEN]
+    n_categories = 0
+    if links.shape[1] >= CATEGORY_LINKS:
+        for i in range(n_nodes):
+            n_categories += links[i, K_CAT_LEN]
     children = np.empty(child_ptr[n_nodes], dtype=np.int64)
     for i in range(n_nodes):
         for j in range(links[i, K_N_CHILDREN]):
@@ -155,12 +171,16 @@ def tree_arrays(nodes, n_nodes, category_pool, keep_codes):
         for j in range(links[i, K_CAT_LEN]):
             category_child[category_ptr[i] + j] = category_pool[start + j]
     n_codes = n_nodes if keep_codes else 0
+    left_code = np.empty(n_codes, dtype=links.dtype)
+    right_code = np.empty(n_codes, dtype=links.dtype)
+    for i in range(n_codes):
+        left_code[i] = links[i, K_LEFT_CODE]
+        right_code[i] = links[i, K_RIGHT_CODE]
     return (
         _trimmed(feature, n_nodes), _trimmed(kind, n_nodes), _trimmed(threshold, n_nodes),
         child_ptr, children, category_ptr, category_child, _trimmed(missing, n_nodes),
         _trimmed(value, n_nodes), _trimmed(n_samples, n_nodes), _trimmed(weight, n_nodes),
-        _trimmed(impurity, n_nodes), links[:n_codes, K_LEFT_CODE].copy(),
-        links[:n_codes, K_RIGHT_CODE].copy(),
+        _trimmed(impurity, n_nodes), left_code, right_code,
     )  # fmt: skip
 
 
@@ -227,10 +247,11 @@ def write_node(nodes, n_nodes, stats_rows, k, weight, n_rows, parent, is_classif
     kind[n_nodes] = NODE_LEAF
     missing[n_nodes] = -1
     n_samples[n_nodes] = n_rows
-    for c in range(N_LINKS):  # (element by element: no temporaries)
+    for c in range(links.shape[1]):  # (element by element: no temporaries)
         links[n_nodes, c] = 0
-    links[n_nodes, K_LEFT_CODE] = -1
-    links[n_nodes, K_RIGHT_CODE] = -1
+    if links.shape[1] >= CODE_LINKS:
+        links[n_nodes, K_LEFT_CODE] = -1
+        links[n_nodes, K_RIGHT_CODE] = -1
     return impurity
 
 
@@ -300,7 +321,8 @@ def record_split(nodes, node, split, first, n_children, missing_child, multiway,
                  coc, missing_code, category_pool, n_cat):  # fmt: skip
     """``TreeBuilder.set_split`` of ``node``, split by ``split`` (``OUT_*`` slots) into
     ``n_children`` nodes from ``first`` on; returns the category pool's new length
-    (it has room: :func:`category_pool_for`). Without reference counting (see
+    (it has room: :func:`category_pool_for`; a category map needs a table of
+    :data:`CATEGORY_LINKS` columns). Without reference counting (see
     :func:`write_node`: a call with counted references counts each of the table's
     nine arrays up and down)."""
     if split[OUT_IS_SUBSET] == 0.0:
@@ -328,8 +350,9 @@ def record_threshold_split(nodes, node, split_rows, t, first, n_children, missin
     threshold_kind, threshold_ptr, threshold_values = thresholds
     _link_children(nodes, node, f, NODE_THRESHOLD, missing_child, first, n_children)
     threshold, links = nodes[4], nodes[8]
-    links[node, K_LEFT_CODE] = int(split[OUT_LEFT_CODE])
-    links[node, K_RIGHT_CODE] = int(split[OUT_RIGHT_CODE])
+    if links.shape[1] >= CODE_LINKS:
+        links[node, K_LEFT_CODE] = int(split[OUT_LEFT_CODE])
+        links[node, K_RIGHT_CODE] = int(split[OUT_RIGHT_CODE])
     threshold[node] = threshold_of(
         threshold_kind, threshold_ptr, threshold_values, f, int(split[OUT_LEFT_CODE]),
         int(split[OUT_RIGHT_CODE]),

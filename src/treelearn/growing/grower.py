@@ -181,7 +181,8 @@ def _stitched_table(pool, n_threads, tables, frontier, batches, results):
     number, base, n_total = loop_kernels.serial_layout(tables, frontier, items, n_nodes)
     _return_freed_memory()  # (what growing the subtrees freed)
     n_values = tables[0][node_tables.NODE_COLUMNS.index("value")].shape[1]
-    out_nodes = node_tables.new_nodes(n_total, n_values)
+    n_links = tables[0][node_tables.NODE_COLUMNS.index("links")].shape[1]
+    out_nodes = node_tables.new_nodes(n_total, n_values, n_links)
     loop_kernels.place_top_nodes(tables, number, out_nodes)
     category_pools = [tables[2][: tables[3]]] + [r[1] for r in results]
     pool_start = np.cumsum([0] + [p.shape[0] for p in category_pools])
@@ -503,21 +504,22 @@ class Grower:
         )
         thresholds = self._threshold_tables()
         buffers = (self.child_of_row, self.sorted_buffer, self.partition_buffer, self.local_of_row)
-        if parallel_min_rows is not None and not drawn:
-            nodes, n_nodes, category_pool = self._grow_subtrees_on_threads(
-                data, search, rng, kept, limits, thresholds, buffers
-            )
-        else:
-            nodes, n_nodes, category_pool = loop_kernels.grow_depth_first(
-                data, search, rng, kept, limits, parallel_min_rows, thresholds, buffers,
-                max(self.n_classes, 1),
-            )  # fmt: skip
         # The split codes only where thresholds are put in below (or splits recorded).
         keep_codes = (
             self.record_splits
             or spec.threshold_at == "data"
             or bool(np.any(thresholds[0] == node_tables.THRESHOLD_VALUES))
         )
+        n_links = node_tables.links_width(keep_codes, bool(self.dataset.is_nominal.any()))
+        if parallel_min_rows is not None and not drawn:
+            nodes, n_nodes, category_pool = self._grow_subtrees_on_threads(
+                data, search, rng, kept, limits, thresholds, buffers, n_links
+            )
+        else:
+            nodes, n_nodes, category_pool = loop_kernels.grow_depth_first(
+                data, search, rng, kept, limits, parallel_min_rows, thresholds, buffers,
+                max(self.n_classes, 1), n_links,
+            )  # fmt: skip
         arrays = node_tables.tree_arrays(nodes, n_nodes, category_pool, keep_codes)
         del nodes  # (the table's links: what the Tree does not keep)
         arrays = dict(zip(node_tables.TREE_ARRAY_NAMES, arrays, strict=True))
@@ -556,7 +558,9 @@ class Grower:
             for node, table in zip(nodes, tables, strict=True)
         }
 
-    def _grow_subtrees_on_threads(self, data, search, rng, kept, limits, thresholds, buffers):
+    def _grow_subtrees_on_threads(
+        self, data, search, rng, kept, limits, thresholds, buffers, n_links
+    ):
         """:func:`~treelearn.growing._loop_kernels.grow_depth_first` on ``n_threads``
         threads: the nodes of at least ``n / (SUBTREES_PER_THREAD * n_threads)`` rows
         are split first (large ones searching their features on all threads), then
@@ -569,7 +573,7 @@ class Grower:
         defer_rows = max(n_rows // (SUBTREES_PER_THREAD * self.n_threads), SUBTREE_MIN_ROWS)
         tables, frontier = loop_kernels.grow_top(
             data, search, rng, kept, limits, PARALLEL_MIN_ROWS, thresholds, buffers,
-            n_values, defer_rows,
+            n_values, n_links, defer_rows,
         )  # fmt: skip
         front_int, n_front = frontier[0], frontier[5]
         sizes = front_int[:n_front, loop_kernels.S_END] - front_int[:n_front, loop_kernels.S_START]
@@ -584,8 +588,8 @@ class Grower:
 
         def grow(items):
             return loop_kernels.grow_subtrees(
-                data, search, rng, kept, limits, thresholds, buffers, n_values, frontier,
-                items,
+                data, search, rng, kept, limits, thresholds, buffers, n_values, n_links,
+                frontier, items,
             )  # fmt: skip
 
         with ThreadPoolExecutor(self.n_threads) as pool:
