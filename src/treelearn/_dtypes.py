@@ -25,6 +25,11 @@ import numpy as np
 INDEX_DTYPE = np.intp
 #: dtype of every floating-point statistic, threshold and value.
 FLOAT_DTYPE = np.float64
+#: dtype of the Tree's node and feature indices (``feature``, ``child_ptr``,
+#: ``children``, ``category_child``, ``missing_child``): a tree has far fewer than
+#: 2**31 nodes (each takes tens of bytes), and int32 takes 16 bytes a node off
+#: every tree, fitted or loaded, and off the fit's peak memory.
+NODE_INDEX_DTYPE = np.int32
 #: dtype of the node links the numba growing loops keep beside the Tree's columns
 #: (children, category maps and split codes of each node): half the memory of int64
 #: while a tree is grown. The loops run only where every entry fits (:data:`NODE_TABLE_MAX`).

@@ -364,7 +364,12 @@ def test_the_saved_fixture_loads(tmp_path, saved):
         (lambda raw: b"[1, 2, 3]", "JSON list, not an object"),
         (lambda raw: b'{"name": "something else"}', "no 'format' field"),
         (lambda raw: b"[" * 100000 + b"]" * 100000, "nested too deeply|not valid JSON"),
-        (lambda raw: raw.replace(b'"format_version":1', b'"format_version":NaN'), "NaN"),
+        (
+            lambda raw: raw.replace(
+                f'"format_version":{FORMAT_VERSION}'.encode(), b'"format_version":NaN'
+            ),
+            "NaN",
+        ),
         (lambda raw: raw.replace(b"{", b'{"format":"x","format":"y",', 1), "repeats the keys"),
     ],
 )
@@ -410,8 +415,9 @@ def _set_item(name, index, value):
     [
         (_set(("format",), "sklearn-pickle"), r"format \"sklearn-pickle\", expected 'treelearn"),
         (
-            _set(("format_version",), 2),
-            r"format version 2 .*newer than this treelearn reads \(version 1\); upgrade",
+            _set(("format_version",), FORMAT_VERSION + 1),
+            rf"format version {FORMAT_VERSION + 1} .*newer than this treelearn reads "
+            rf"\(version {FORMAT_VERSION}\); upgrade",
         ),
         (_set(("format_version",), "1"), r"format_version: expected a positive integer"),
         (_set(("format_version",), 0), r"format_version: expected a positive integer"),
@@ -482,6 +488,35 @@ def test_corrupt_documents(tmp_path, saved, edit, message):
         _load_document(tmp_path, document)
     with pytest.raises(ModelFormatError, match="Invalid treelearn model document"):
         model_from_document(document)
+
+
+def _as_format_version_1(document):
+    """``document`` as treelearn wrote it in format version 1: the Tree's node
+    indices (int32 since version 2) as int64 arrays."""
+    document["format_version"] = 1
+    for name in ("feature", "child_ptr", "children", "category_child", "missing_child"):
+        assert document["tree"]["arrays"][name]["dtype"] == "int32", name
+        document["tree"]["arrays"][name]["dtype"] = "int64"
+
+
+def test_a_format_version_1_file_loads_as_it_was_saved(tmp_path, cases):
+    """Every case saved, rewritten as a version 1 file, loads to the same model
+    (arrays, dtypes, predictions); the version 2 dtypes are refused in it."""
+    for _name, model, X in cases:
+        document = _edited(model_document(model), _as_format_version_1)
+        _assert_same_model(model, _load_document(tmp_path, document), X)
+        document["tree"]["arrays"]["children"]["dtype"] = "int32"
+        with pytest.raises(
+            ModelFormatError, match="children: has dtype \"int32\", expected 'int64'"
+        ):
+            _load_document(tmp_path, document)
+
+
+def test_a_format_version_1_index_past_int32_is_refused(tmp_path, saved):
+    document = _edited(saved[1], _as_format_version_1)
+    document["tree"]["arrays"]["feature"]["data"][0] = 2**31
+    with pytest.raises(ModelFormatError, match=r"tree: Tree.feature holds 2147483648, outside"):
+        _load_document(tmp_path, document)
 
 
 def test_loading_imports_nothing_named_in_the_file(tmp_path, saved):

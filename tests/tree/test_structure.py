@@ -9,6 +9,7 @@ from _trees import hand_built_tree
 from treelearn._dtypes import (
     MISSING_BY_WEIGHT,
     NO_CHILD,
+    NODE_INDEX_DTYPE,
     NODE_LEAF,
     NODE_MULTIWAY,
     NODE_SUBSET,
@@ -142,6 +143,23 @@ def test_valid_trees_pass():
     fields["threshold"][0] = np.inf  # "every known value left" is a valid threshold
     fields["missing_child"][0] = MISSING_BY_WEIGHT
     Tree(**fields).validate()
+
+
+def test_node_indices_are_int32_and_an_index_past_it_is_refused():
+    """The Tree keeps its node indices as ``NODE_INDEX_DTYPE`` (int32), converting
+    int64 arrays whose values fit; one that does not fit is refused, not wrapped."""
+    fields = fields_of(hand_built_tree())
+    for name in ("feature", "child_ptr", "children", "category_child", "missing_child"):
+        fields[name] = np.asarray(fields[name], dtype=np.int64)
+    tree = Tree(**fields)
+    for name in ("feature", "child_ptr", "children", "category_child", "missing_child"):
+        assert getattr(tree, name).dtype == NODE_INDEX_DTYPE, name
+        np.testing.assert_array_equal(getattr(tree, name), fields[name])
+    assert tree.n_samples.dtype == tree.category_ptr.dtype == np.int64
+    for value in (2**31, -(2**31) - 1):
+        fields["feature"][0] = value
+        with pytest.raises(ModelFormatError, match=f"Tree.feature holds {value}, outside"):
+            Tree(**fields)
 
 
 def _set(name, index, value):

@@ -8,11 +8,11 @@ treelearn's own classes, checks every field, and imports or runs nothing named
 in the file (unlike pickle). The loaded estimator predicts exactly as the saved
 one (``predict``, ``predict_proba``, ``apply``).
 
-Layout (``format_version`` 1)::
+Layout (``format_version`` 2)::
 
     {
       "format": "treelearn-model",
-      "format_version": 1,
+      "format_version": 2,
       "treelearn_version": "0.1.0",
       "estimator": "CARTClassifier",
       "params": {"criterion": "gini", "max_depth": 3, ...},
@@ -28,7 +28,7 @@ Layout (``format_version`` 1)::
         "n_features": 2,
         "n_classes": 2,
         "arrays": {
-          "feature": {"dtype": "int64", "shape": [3], "data": [0, -1, -1]},
+          "feature": {"dtype": "int32", "shape": [3], "data": [0, -1, -1]},
           "threshold": {"dtype": "float64", "shape": [3], "data": ["NaN", "NaN", "NaN"]},
           "value": {"dtype": "float64", "shape": [3, 2], "data": [5.0, 9.0, ...]},
           ...
@@ -50,7 +50,9 @@ Tree arrays
     as ``{"dtype", "shape", "data"}``, ``data`` flattened in C order. Floats
     are written with Python's shortest round-trip repr, so they read back
     bit for bit; NaN and infinities, which JSON has no number for, are the
-    strings ``"NaN"``, ``"Infinity"`` and ``"-Infinity"``.
+    strings ``"NaN"``, ``"Infinity"`` and ``"-Infinity"``. Version 1 (treelearn
+    before the Tree's node indices became int32) wrote every integer array as int64;
+    such a file still loads, its indices checked to fit.
 
 Split records (optional)
     What an ID3 or C4.5 tree weighed at each node it searched
@@ -95,7 +97,7 @@ import warnings
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from treelearn._dtypes import NODE_MULTIWAY, NODE_SUBSET, NODE_THRESHOLD
+from treelearn._dtypes import NODE_INDEX_DTYPE, NODE_MULTIWAY, NODE_SUBSET, NODE_THRESHOLD
 from treelearn.data.schema import NOMINAL, NUMERIC, FeatureSchema
 from treelearn.estimators.c45 import C45Classifier
 from treelearn.estimators.cart import CARTClassifier, CARTRegressor
@@ -124,7 +126,7 @@ __all__ = [
 ]
 
 FORMAT = "treelearn-model"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 #: The estimators a model file may hold, by the name written in the file. An
 #: ID3Classifier that discretized numeric columns keeps a discretizer the format
 #: does not hold yet, and is refused by the fitted-attribute check.
@@ -157,6 +159,10 @@ _KEYS = (
 #: Fields a document may leave out.
 _OPTIONAL_KEYS = ("split_records",)
 _TREE_DTYPES = {**_ARRAY_DTYPES, **_SURROGATE_DTYPES}
+#: The Tree's dtypes in files of format version 1: its node indices int64.
+_TREE_DTYPES_V1 = {
+    name: np.int64 if dtype is NODE_INDEX_DTYPE else dtype for name, dtype in _TREE_DTYPES.items()
+}
 _TYPES = {"str": str, "int": int, "float": float, "bool": bool}
 _CLASS_DTYPES = frozenset(
     ["bool", "object", "float16", "float32", "float64"]
@@ -431,7 +437,7 @@ def _from_document(document):
         classes = _decode_classes(document["classes"])
     elif document["classes"] is not None:
         raise Invalid("classes", f"must be null for a {cls.__name__}")
-    tree = _decode_tree(document["tree"])
+    tree = _decode_tree(document["tree"], document["format_version"])
     _check_agreement(tree, schema, classes)
     estimator.tree_ = tree
     estimator.feature_schema_ = schema
@@ -658,7 +664,7 @@ def _decode_schema(spec):
     return FeatureSchema(tuple(names), tuple(kinds), tuple(decoded), from_frame)
 
 
-def _decode_tree(spec):
+def _decode_tree(spec, format_version):
     require(spec, dict, "tree", "an object")
     if set(spec) != {"n_features", "n_classes", "arrays"}:
         raise Invalid(
@@ -673,9 +679,10 @@ def _decode_tree(spec):
     unknown = sorted(set(arrays) - set(_TREE_DTYPES))
     if missing or unknown:
         raise Invalid("tree.arrays", f"missing arrays {missing}, unknown arrays {unknown}")
+    dtypes = _TREE_DTYPES_V1 if format_version == 1 else _TREE_DTYPES
     decoded = {
         name: decode_array(arrays[name], f"tree.arrays.{name}", dt, 2 if name == "value" else 1)
-        for name, dt in _TREE_DTYPES.items()
+        for name, dt in dtypes.items()
     }
     try:
         return Tree(

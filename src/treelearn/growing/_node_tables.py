@@ -19,6 +19,7 @@ from numba import njit
 
 from treelearn._dtypes import (
     NO_CHILD,
+    NODE_INDEX_DTYPE,
     NODE_LEAF,
     NODE_MULTIWAY,
     NODE_SUBSET,
@@ -103,9 +104,9 @@ def new_nodes(capacity, n_values, n_links):
     of ``n_values`` values and ``n_links`` link columns (:func:`links_width`).
     Nothing is written: a page of it costs memory only once a node is written there."""
     return (
-        np.empty(capacity, dtype=np.int64),  # feature
+        np.empty(capacity, dtype=NODE_INDEX_DTYPE),  # feature
         np.empty(capacity, dtype=np.int8),  # kind
-        np.empty(capacity, dtype=np.int64),  # missing_child
+        np.empty(capacity, dtype=NODE_INDEX_DTYPE),  # missing_child
         np.empty(capacity, dtype=np.int64),  # n_samples
         np.empty(capacity),  # threshold
         np.empty(capacity),  # weight
@@ -119,7 +120,7 @@ def new_nodes(capacity, n_values, n_links):
 def node_bytes(n_values, n_links):
     """Bytes a node takes in a node table of ``n_values`` values and ``n_links`` link
     columns (:func:`new_nodes`)."""
-    return 8 * 6 + 1 + 8 * n_values + 4 * n_links
+    return 4 + 1 + 4 + 8 * 4 + 8 * n_values + 4 * n_links
 
 
 @njit(cache=True)
@@ -149,7 +150,7 @@ def tree_arrays(nodes, n_nodes, category_pool, keep_codes):
     for the grower only; none unless ``keep_codes``, which the table's columns must
     then hold: :func:`links_width`)."""
     feature, kind, missing, n_samples, threshold, weight, impurity, value, links = nodes
-    child_ptr = np.empty(n_nodes + 1, dtype=np.int64)
+    child_ptr = np.empty(n_nodes + 1, dtype=NODE_INDEX_DTYPE)
     child_ptr[0] = 0
     for i in range(n_nodes):
         child_ptr[i + 1] = child_ptr[i] + links[i, K_N_CHILDREN]
@@ -157,14 +158,14 @@ def tree_arrays(nodes, n_nodes, category_pool, keep_codes):
     if links.shape[1] >= CATEGORY_LINKS:
         for i in range(n_nodes):
             n_categories += links[i, K_CAT_LEN]
-    children = np.empty(child_ptr[n_nodes], dtype=np.int64)
+    children = np.empty(child_ptr[n_nodes], dtype=NODE_INDEX_DTYPE)
     for i in range(n_nodes):
         for j in range(links[i, K_N_CHILDREN]):
             children[child_ptr[i] + j] = links[i, K_FIRST_CHILD] + j
     # Without category maps, no category_ptr (the caller's np.zeros: pages of zeros,
     # no memory until written, where numba's would write every one).
     category_ptr = np.zeros(n_nodes + 1 if n_categories else 0, dtype=np.int64)
-    category_child = np.empty(n_categories, dtype=np.int64)
+    category_child = np.empty(n_categories, dtype=NODE_INDEX_DTYPE)
     for i in range(n_nodes if n_categories else 0):
         category_ptr[i + 1] = category_ptr[i] + links[i, K_CAT_LEN]
         start = links[i, K_CAT_START]

@@ -1,7 +1,10 @@
 """The Tree: one entry per node in flat arrays (struct of arrays).
 
 Prediction, export, pruning and model files all read the same arrays, and
-:meth:`Tree.validate` checks them.
+:meth:`Tree.validate` checks them. Node and feature indices are int32
+(``NODE_INDEX_DTYPE``), ``n_samples`` and ``category_ptr`` int64, statistics and
+thresholds float64 (``_ARRAY_DTYPES``); the constructor converts what it is given,
+refusing an integer that does not fit.
 
 Node ``i``:
 
@@ -53,6 +56,7 @@ import numpy as np
 from treelearn._dtypes import (
     MISSING_BY_WEIGHT,
     NO_CHILD,
+    NODE_INDEX_DTYPE,
     NODE_KIND_NAMES,
     NODE_LEAF,
     NODE_SUBSET,
@@ -76,14 +80,14 @@ from treelearn.tree._traverse import (
 )
 
 _ARRAY_DTYPES = {
-    "feature": np.int64,
+    "feature": NODE_INDEX_DTYPE,
     "kind": np.int8,
     "threshold": np.float64,
-    "child_ptr": np.int64,
-    "children": np.int64,
-    "category_ptr": np.int64,
-    "category_child": np.int64,
-    "missing_child": np.int64,
+    "child_ptr": NODE_INDEX_DTYPE,
+    "children": NODE_INDEX_DTYPE,
+    "category_ptr": np.int64,  # (into all nodes' category maps: may pass 2**31)
+    "category_child": NODE_INDEX_DTYPE,
+    "missing_child": NODE_INDEX_DTYPE,
     "value": np.float64,
     "n_samples": np.int64,
     "weight": np.float64,
@@ -101,6 +105,26 @@ _SURROGATE_DTYPES = {
     "surrogate_agreement": np.float64,
     "surrogate_adjusted": np.float64,
 }
+
+
+def _narrowed(name, values, dtype):
+    """``values`` as a contiguous array of ``dtype`` (a copy only where needed); an
+    integer array holding a value ``dtype`` cannot hold is refused, not wrapped around."""
+    array = np.asarray(values)
+    if (
+        array.dtype.kind in "iu"
+        and array.size
+        and not np.can_cast(array.dtype, dtype)
+        and np.dtype(dtype).kind == "i"
+    ):
+        limits = np.iinfo(dtype)
+        low, high = array.min(), array.max()
+        if low < limits.min or high > limits.max:
+            raise ModelFormatError(
+                f"Tree.{name} holds {high if high > limits.max else low}, outside the range "
+                f"of its dtype {np.dtype(dtype).name} ({limits.min} to {limits.max})."
+            )
+    return np.ascontiguousarray(array, dtype=dtype)
 
 
 def _kernel_matrix(X):
@@ -176,7 +200,7 @@ class Tree:
             if getattr(self, name) is None:
                 object.__setattr__(self, name, ())
         for name, dtype in {**_ARRAY_DTYPES, **_SURROGATE_DTYPES}.items():
-            array = np.ascontiguousarray(getattr(self, name), dtype=dtype)
+            array = _narrowed(name, getattr(self, name), dtype)
             array.setflags(write=False)
             object.__setattr__(self, name, array)
 
