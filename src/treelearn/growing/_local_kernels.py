@@ -419,9 +419,10 @@ def local_mode_pays(limits, depth, n_rows, local_rows):
 @njit(cache=True)
 def grow_local(data, search, rng, limits, thresholds, tables, ws, root, start, end, depth,
                split, stats, local_of_row):  # fmt: skip
-    """Grow the subtree of the searched node ``root`` (rows ``rows[start:end]``, at
-    ``depth``, its split ``split`` and statistics ``stats``) as the depth-first
-    loop would, nodes appended to ``tables = (nodes, n_nodes, category_pool, n_cat)``
+    """Grow the subtree of the node ``root`` (rows ``rows[start:end]``, at ``depth``,
+    its split ``split`` and statistics ``stats``; ``split[OUT_GAIN]`` NaN: not
+    searched yet, which is done here first) as the depth-first loop would, nodes
+    appended to ``tables = (nodes, n_nodes, category_pool, n_cat)``
     (the node table of :mod:`~treelearn.growing._node_tables`, the category pool);
     returns the tables (maybe grown).
 
@@ -447,6 +448,15 @@ def grow_local(data, search, rng, limits, thresholds, tables, ws, root, start, e
     # in place, and the tables grown once, before the loop: a variable reassigned in
     # the loop would count a reference up and down at every node.)
     order = all_features.copy()
+    if np.isnan(split[OUT_GAIN]):
+        # (Never with drawn features: the loop searches those nodes itself.)
+        child_stats[0] = stats
+        if not _search_local(
+            ws, search, order, limits, criterion, is_classification, 0, end - start,
+            child_stats, 0, weight_of_row(child_stats, 0, is_classification), best, child_out,
+        ):  # fmt: skip
+            return nodes, n_nodes, category_pool, n_cat  # (a leaf, as the loop wrote it)
+        split = child_out[0].copy()
     nodes = room_for(nodes, n_nodes, 2 * (end - start - 1))  # (see the loop's first test)
     stack_int[0, LS_NODE] = root
     stack_int[0, LS_A] = 0

@@ -712,6 +712,10 @@ def _grow(data, search, rng, kept, limits, parallel_min_rows, thresholds, buffer
     if not search[12] and not is_nominal.any():
         local_rows = min(LOCAL_MAX_ROWS, rows.shape[0])
     workspace = local_workspace(codes, local_rows, n_channels, n_codes.max() + 1)
+    # A child that local mode will grow is searched there, unless features are drawn
+    # (rng's draws are made in the order the loop searches its nodes: a child is
+    # searched when its parent splits, before its elder sibling's subtree is grown).
+    search_in_local_mode = local_rows > 0 and search[3] >= n_codes.shape[0]
 
     # The seed is opened as the only child of no node, or (searched already)
     # recorded and put on the stack. (Counters start as np.int64, not literals,
@@ -762,10 +766,23 @@ def _grow(data, search, rng, kept, limits, parallel_min_rows, thresholds, buffer
                 hist, offsets = pool[slots[k]], stored_offsets
             else:
                 hist, offsets = empty_hist, no_offsets
-            found = _open_node(
-                data, search, rng, limits, parallel_min_rows, depth, bounds[k], bounds[k + 1],
-                child_stats[k], w, impurity, hist, offsets, out, out_mask,
-            )  # fmt: skip
+            n_rows = bounds[k + 1] - bounds[k]
+            if (
+                search_in_local_mode
+                and n_rows >= defer_rows
+                and slots[k] < 0
+                and local_mode_pays(limits, depth, n_rows, local_rows)
+            ):
+                # Grown in local mode when popped, where it is searched from its
+                # rows in code order (the same split: see _local_kernels): not here,
+                # from a histogram of every feature built at its scattered rows.
+                found = may_split(limits, depth, n_rows, w, impurity)
+                out[OUT_GAIN] = np.nan  # (not searched yet)
+            else:
+                found = _open_node(
+                    data, search, rng, limits, parallel_min_rows, depth, bounds[k],
+                    bounds[k + 1], child_stats[k], w, impurity, hist, offsets, out, out_mask,
+                )  # fmt: skip
             child_split[k] = found
             if found:
                 child_out[k] = out
