@@ -456,7 +456,7 @@ def grow_local(data, search, rng, limits, thresholds, tables, ws, root, start, e
             child_stats, 0, weight_of_row(child_stats, 0, is_classification), best, child_out,
         ):  # fmt: skip
             return nodes, n_nodes, category_pool, n_cat  # (a leaf, as the loop wrote it)
-        split = child_out[0].copy()
+        split = child_out[0]  # (copied onto the stack below, before child_out is reused)
     nodes = room_for(nodes, n_nodes, 2 * (end - start - 1))  # (see the loop's first test)
     stack_int[0, LS_NODE] = root
     stack_int[0, LS_A] = 0

@@ -595,6 +595,14 @@ def place_subtrees(subtrees, root_number, base, category_offset, out_nodes):
                 out_links[target, K_CAT_START] += category_offset + first_cat[i]
 
 
+@njit(cache=True, _nrt=False)
+def _grown_locally(limits, depth, n_rows, slot, defer_rows, local_rows):
+    """Whether the loop grows a node of ``n_rows`` rows at ``depth`` (its kept
+    histogram in pool slot ``slot``, -1: none) in local mode when it pops it: not
+    deferred, no histogram kept, and local mode pays (``local_rows`` 0: never)."""
+    return n_rows >= defer_rows and slot < 0 and local_mode_pays(limits, depth, n_rows, local_rows)
+
+
 @njit(cache=True)
 def _root_seed(data, kept):
     """The seed of :func:`_grow` for the whole tree: all rows, depth 0, not searched yet."""
@@ -715,7 +723,7 @@ def _grow(data, search, rng, kept, limits, parallel_min_rows, thresholds, buffer
     # A child that local mode will grow is searched there, unless features are drawn
     # (rng's draws are made in the order the loop searches its nodes: a child is
     # searched when its parent splits, before its elder sibling's subtree is grown).
-    search_in_local_mode = local_rows > 0 and search[3] >= n_codes.shape[0]
+    search_in_local_mode = search[3] >= n_codes.shape[0]
 
     # The seed is opened as the only child of no node, or (searched already)
     # recorded and put on the stack. (Counters start as np.int64, not literals,
@@ -757,21 +765,14 @@ def _grow(data, search, rng, kept, limits, parallel_min_rows, thresholds, buffer
         if n_nodes + n_children > nodes[0].shape[0]:
             nodes = room_for(nodes, n_nodes, n_children)
         for k in range(n_children):
+            n_rows = bounds[k + 1] - bounds[k]
             w = weight_of(child_stats[k], is_classification)
-            impurity = write_node(nodes, n_nodes, child_stats, k, w, bounds[k + 1] - bounds[k],
-                                  node, is_classification, criterion)  # fmt: skip
+            impurity = write_node(nodes, n_nodes, child_stats, k, w, n_rows, node,
+                                  is_classification, criterion)  # fmt: skip
             n_nodes += 1
             child_weight[k] = w
-            if slots[k] >= 0:
-                hist, offsets = pool[slots[k]], stored_offsets
-            else:
-                hist, offsets = empty_hist, no_offsets
-            n_rows = bounds[k + 1] - bounds[k]
-            if (
-                search_in_local_mode
-                and n_rows >= defer_rows
-                and slots[k] < 0
-                and local_mode_pays(limits, depth, n_rows, local_rows)
+            if search_in_local_mode and _grown_locally(
+                limits, depth, n_rows, slots[k], defer_rows, local_rows
             ):
                 # Grown in local mode when popped, where it is searched from its
                 # rows in code order (the same split: see _local_kernels): not here,
@@ -779,6 +780,10 @@ def _grow(data, search, rng, kept, limits, parallel_min_rows, thresholds, buffer
                 found = may_split(limits, depth, n_rows, w, impurity)
                 out[OUT_GAIN] = np.nan  # (not searched yet)
             else:
+                if slots[k] >= 0:
+                    hist, offsets = pool[slots[k]], stored_offsets
+                else:
+                    hist, offsets = empty_hist, no_offsets
                 found = _open_node(
                     data, search, rng, limits, parallel_min_rows, depth, bounds[k],
                     bounds[k + 1], child_stats[k], w, impurity, hist, offsets, out, out_mask,
@@ -810,11 +815,10 @@ def _grow(data, search, rng, kept, limits, parallel_min_rows, thresholds, buffer
             top -= 1
             stack_int, stack_out, _, stack_stats = stacks
             n_rows = stack_int[top, S_END] - stack_int[top, S_START]
-            if (
-                n_rows >= defer_rows
-                and stack_int[top, S_SLOT] < 0
-                and local_mode_pays(limits, stack_int[top, S_DEPTH], n_rows, local_rows)
-            ):
+            if _grown_locally(
+                limits, stack_int[top, S_DEPTH], n_rows, stack_int[top, S_SLOT], defer_rows,
+                local_rows,
+            ):  # fmt: skip
                 # A small node: its whole subtree now, in local mode.
                 nodes, n_nodes, category_pool, n_cat = grow_local(
                     data, search, rng, limits, thresholds,
