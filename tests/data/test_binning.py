@@ -548,6 +548,31 @@ def test_matrix_samples_are_each_columns_own_sample(dtype, n_sample, monkeypatch
         )
 
 
+@pytest.mark.parametrize("n_threads", [1, 2])
+def test_sorted_samples_give_the_same_edges(n_threads, monkeypatch):
+    """Samples sorted beforehand (on threads) are read as they are: the same edges,
+    for columns of many values and of few (where the whole column is read too)."""
+    monkeypatch.setattr(binning, "BIN_SAMPLE_ROWS", 2000)
+    rng = np.random.default_rng(5)
+    X = np.column_stack(
+        [rng.standard_normal(5000), rng.integers(0, 7, 5000), rng.integers(0, 300, 5000)]
+    ).astype(np.float32)
+    X[4321, 1] = 99.0  # (a value the sample misses: the column is read for it)
+    columns = [0, 1, 2]
+    samples = binning.matrix_samples(X, columns)
+    sorted_samples = samples.copy()
+    binning.sort_samples(sorted_samples, n_threads)
+    np.testing.assert_array_equal(sorted_samples, np.sort(samples, axis=1))
+    for t, j in enumerate(columns):
+        np.testing.assert_array_equal(
+            quantile_bin_edges(X[:, j], 32, sample=sorted_samples[t], sample_sorted=True),
+            quantile_bin_edges(X[:, j], 32),
+        )
+    assert 99.0 not in sorted_samples[1]
+    few = quantile_bin_edges(X[:, 1], 32, sample=sorted_samples[1], sample_sorted=True)
+    np.testing.assert_array_equal(few, [0.5, 1.5, 2.5, 3.5, 4.5, 5.5, 52.5])
+
+
 def test_a_given_sample_is_refused_for_a_column_with_missing_values():
     values = np.array([1.0, np.nan, 2.0])
     column = RawColumn("x", "numeric", values, np.isnan(values))

@@ -10,11 +10,13 @@ from treelearn.data.dataset import build_dataset
 from treelearn.data.schema import (
     NOMINAL,
     NUMERIC,
+    RawColumn,
     align_columns,
     check_not_empty,
     describe_rows,
     has_feature_names,
     infer_schema,
+    no_missing,
     read_table,
 )
 from treelearn.exceptions import DataError, ParameterError, SchemaMismatchError
@@ -323,3 +325,12 @@ def test_align_checks_the_categories_of_a_category_column():
     unused = pd.Categorical(["red", None], categories=["red", "green", 7])
     columns = align_columns(pd.DataFrame({"age": [1.0, 2.0], "color": unused}), schema)
     assert columns[1].values.tolist() == ["red", None]
+
+
+def test_has_missing_reads_the_mask_of_a_column_without_any_without_scanning_it():
+    values = np.array([1.0, np.nan, 2.0])
+    assert RawColumn("x", "numeric", values, np.isnan(values)).has_missing
+    assert not RawColumn("x", "numeric", values[[0, 2]], no_missing(2)).has_missing
+    assert RawColumn("x", "numeric", values[[1, 1]], np.broadcast_to(np.True_, (2,))).has_missing
+    assert not RawColumn("x", "numeric", values[:0], np.zeros(0, dtype=bool)).has_missing
+    assert not read_table(np.ones((4, 2))).columns[1].has_missing

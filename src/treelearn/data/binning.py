@@ -58,6 +58,7 @@ Nominal columns
 """
 
 import functools
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -193,7 +194,7 @@ def _count_unseen(known, distinct, parallel):
     return int(count(known, table, depth, distinct.shape[0]))
 
 
-def quantile_bin_edges(known_values, max_bins, parallel=True, sample=None):
+def quantile_bin_edges(known_values, max_bins, parallel=True, sample=None, sample_sorted=False):
     """Upper edges of all but the last bin of a numeric column (see the module docstring).
 
     Parameters
@@ -212,6 +213,9 @@ def quantile_bin_edges(known_values, max_bins, parallel=True, sample=None):
         ``known_values[sample_positions(n, BIN_SAMPLE_ROWS)]`` already gathered
         (:func:`matrix_samples`), for a column of more than
         :data:`BIN_SAMPLE_ROWS` values; read from ``known_values`` when None.
+    sample_sorted : bool
+        Whether ``sample`` is already in ascending order (sorted by the caller,
+        as :func:`sort_samples` sorts them); it is then read as it is.
 
     Returns
     -------
@@ -224,7 +228,7 @@ def quantile_bin_edges(known_values, max_bins, parallel=True, sample=None):
         sample = known
     elif sample is None:
         sample = known[sample_positions(n, BIN_SAMPLE_ROWS)]
-    ascending = np.sort(sample)
+    ascending = sample if sampled and sample_sorted else np.sort(sample)
     if _kernels.distinct_at_most(ascending, max_bins + 1) > max_bins:
         # Quantiles read straight off the sorted values, no distinct values listed.
         return _edges_between(sorted_midpoint_quantiles(ascending, max_bins), ascending)
@@ -244,19 +248,20 @@ def quantile_bin_edges(known_values, max_bins, parallel=True, sample=None):
     return _quantile_edges(distinct, counts, max_bins)
 
 
-def column_bin_edges(column, max_bins, parallel=True, sample=None):
+def column_bin_edges(column, max_bins, parallel=True, sample=None, sample_sorted=False):
     """:func:`quantile_bin_edges` of a numeric :class:`~treelearn.data.schema.RawColumn`.
 
     A column without missing values is read where it is; otherwise its known
-    values are gathered first (in the column's own dtype). ``sample``: as
-    :func:`quantile_bin_edges` takes it (a column without missing values only).
+    values are gathered first (in the column's own dtype). ``sample`` and
+    ``sample_sorted``: as :func:`quantile_bin_edges` takes them (a column without
+    missing values only).
     """
     values = column.values
-    if column.missing.any():
+    if column.has_missing:
         if sample is not None:
             raise ValueError("a sample of a column with missing values must be of its known values")
         values = values[~column.missing]
-    return quantile_bin_edges(values, max_bins, parallel, sample)
+    return quantile_bin_edges(values, max_bins, parallel, sample, sample_sorted)
 
 
 def matrix_samples(matrix, columns, parallel=True):
@@ -279,6 +284,22 @@ def matrix_samples(matrix, columns, parallel=True):
     )
     gather(matrix, positions, np.asarray(columns, dtype=np.int64), out)
     return out
+
+
+def sort_samples(samples, n_threads=1):
+    """Sort each row of ``samples`` (as :func:`matrix_samples` gathers them) in place,
+    on ``n_threads`` threads.
+
+    numpy's sort releases the GIL, so the rows sort side by side; the rest of
+    :func:`quantile_bin_edges` is small numpy calls that hold it, which kept threads
+    of whole columns waiting on each other (20 float32 columns of 800,000 rows on
+    two threads: 34 ms, against 37 ms on one; an Intel Xeon).
+    """
+    if n_threads <= 1 or samples.shape[0] < 2:
+        samples.sort(axis=1)
+        return
+    with ThreadPoolExecutor(n_threads) as pool:
+        list(pool.map(np.ndarray.sort, samples))
 
 
 def write_bin_codes(values, edges, out):

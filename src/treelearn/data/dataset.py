@@ -14,6 +14,7 @@ from treelearn.data._kernels import copy_matrix_columns
 from treelearn.data.binning import (
     column_bin_edges,
     matrix_samples,
+    sort_samples,
     write_bin_codes,
     write_matrix_bin_codes,
 )
@@ -292,10 +293,12 @@ def _column_bin_edges(table, numeric, max_bins, n_threads):
         copied = {}
         if width > 1 and sampled:
             gathered = [
-                j for j in block if _is_matrix_column(table, j) and not columns[j].missing.any()
+                j for j in block if _is_matrix_column(table, j) and not columns[j].has_missing
             ]
             if gathered:
-                samples = dict(zip(gathered, matrix_samples(matrix, gathered), strict=True))
+                block_samples = matrix_samples(matrix, gathered)
+                sort_samples(block_samples, n_threads)
+                samples = dict(zip(gathered, block_samples, strict=True))
         elif width > 1:
             in_matrix = [j for j in block if _is_matrix_column(table, j)]
             if in_matrix:
@@ -303,17 +306,21 @@ def _column_bin_edges(table, numeric, max_bins, n_threads):
                     buffer = np.empty((width, table.n_rows), dtype=matrix.dtype)
                 copy_matrix_columns(matrix, np.asarray(in_matrix, dtype=np.int64), buffer)
                 copied = {j: buffer[t] for t, j in enumerate(in_matrix)}
-        # (Columns on threads of their own read each column on one thread. Each
-        # block's edges are all made before the next block is copied over it.)
+        # Columns of sorted samples are quick and hold the GIL: one after the
+        # other, each read on numba's threads where it is. (Columns on threads of
+        # their own read each column on one thread. Each block's edges are all made
+        # before the next block is copied over it.)
+        threads = 1 if len(samples) == len(block) else n_threads
         yield from _column_results(
-            lambda j, samples=samples, copied=copied: column_bin_edges(
+            lambda j, samples=samples, copied=copied, threads=threads: column_bin_edges(
                 columns[j].with_values(copied[j]) if j in copied else columns[j],
                 max_bins,
-                parallel=n_threads == 1,
+                parallel=threads == 1,
                 sample=samples.get(j),
+                sample_sorted=j in samples,
             ),
             block,
-            n_threads,
+            threads,
         )
 
 

@@ -193,7 +193,7 @@ def warn_id_like_columns(dataset, estimator_name):
 
 
 def _refuse_missing(columns):
-    missing = [f"{c.name!r} ({int(c.missing.sum())} rows)" for c in columns if c.missing.any()]
+    missing = [f"{c.name!r} ({int(c.missing.sum())} rows)" for c in columns if c.has_missing]
     if missing:
         raise DataError(
             f"ID3 has no rule for missing values (NaN), and columns {', '.join(missing)} hold "
