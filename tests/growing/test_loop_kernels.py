@@ -257,6 +257,26 @@ def test_local_pair_nodes_keep_each_sides_gain():
     assert tree.feature[pair].tolist() == [1]
 
 
+@pytest.mark.parametrize("task", ["binary", "multiclass", "regression"])
+@pytest.mark.parametrize("weights", ["ones", "floats"])
+@pytest.mark.parametrize("max_features", [None, 3])
+def test_local_triple_nodes_share_scans_of_one_pattern(task, weights, max_features):
+    """Nodes of three rows are searched from their codes, one scan per pattern of
+    order and ties (_search_triple). Few codes per feature make many features of a
+    node order its rows alike (the gain taken from the first), tie two of them or
+    all three, and missing values are scanned; every such node is the Python loop's."""
+    rng = np.random.default_rng(7)
+    names = ["a", "b"] + [f"x{j}" for j in range(10)]
+    frame = pd.DataFrame({name: rng.integers(0, 4, 1500).astype(float) for name in names})
+    for row, column in zip(rng.integers(0, 1500, 200), rng.integers(0, 12, 200), strict=True):
+        frame.iloc[row, column] = np.nan
+    y, n_classes = make_target(frame, task, seed=7, n_classes=2 if task == "binary" else 4)
+    w = weights_for(weights, y, n_classes, seed=7)
+    spec = spec_for(n_classes, max_features=max_features)
+    tree = grow_both(build_dataset(frame, max_bins=255), y, w, n_classes, spec, seed=3)
+    assert ((tree.n_samples == 3) & (tree.feature >= 0)).sum() > 10
+
+
 @pytest.mark.parametrize("max_depth, depth, n_rows, pays", [
     (-1, 30, local_kernels.LOCAL_MAX_ROWS, True),
     (-1, 0, local_kernels.LOCAL_MAX_ROWS + 1, False),

@@ -14,8 +14,8 @@ have grown it itself:
   :func:`~treelearn.splitting._kernels.scan_sorted_rows` straight from them:
   no histogram, no 255-bin scan of a node of 40 rows, no reads of the large
   code matrix at scattered rows. A child that will not be searched (a leaf)
-  or that holds two rows (searched from its two rows' codes, by
-  :func:`_search_pair`) is left out of the partition.
+  or that holds two or three rows (searched from their codes, by
+  :func:`_search_pair` and :func:`_search_triple`) is left out of the partition.
 
 Rows of one code are summed in node order (the row order of the depth-first
 loop, kept by every stable partition), as the histogram paths sum them, so
@@ -66,6 +66,11 @@ LOCAL_MAX_ROWS = 1024
 #: Columns of the local stack: the node, its run ``[a, b)`` of local rows, its depth.
 LS_NODE, LS_A, LS_B, LS_DEPTH = 0, 1, 2, 3
 
+#: The orderings of three rows :func:`_search_triple` tells apart: where the first
+#: and the second row of the node stand in code order (3 x 3 slots, 6 of them used),
+#: times whether the codes are all apart, the lower two equal or the upper two.
+N_TRIPLE_PATTERNS = 27
+
 
 @njit(cache=True)
 def local_workspace(codes, n_rows, n_channels, max_codes):
@@ -95,6 +100,7 @@ def local_workspace(codes, n_rows, n_channels, max_codes):
         np.empty(n_rows),  # present_class: each row's class among those present
         np.empty(n_channels),  # present_stats: the node's statistics of those classes
         np.empty((N_CUT_ROWS, n_rows)),  # cut_rows: the three-pass scans' scratch
+        np.empty((3, N_TRIPLE_PATTERNS)),  # triple_patterns (_search_triple)
     )
 
 
@@ -300,6 +306,11 @@ def _search_local(ws, search, order, limits, criterion, is_classification, a, b,
     cut_rows = ws[19]
     values_by_cuts = unit_weights and not is_classification and criterion == SQUARED_ERROR
     gini_by_cuts = unit_weights and is_classification and criterion == GINI and whole_weights
+    if m == 3:
+        _search_triple(ws, search, order, criterion, is_classification, a, stats, parent_cost,
+                       row_class, work_rows, best, out, values_by_cuts,
+                       gini_by_cuts)  # fmt: skip
+        return split_admissible(out, limits, node_weight)
     n_visited = 0
     for j in range(order.shape[0]):
         if n_visited >= max_features:
@@ -392,6 +403,97 @@ def _search_pair(ws, search, order, criterion, is_classification, a, stats, pare
             else:
                 side_gain = (side_gain[0], best[0])
                 side_missing_left = (side_missing_left[0], best[3])
+
+
+@njit(cache=True, _nrt=False)
+def _search_triple(ws, search, order, criterion, is_classification, a, stats, parent_cost,
+                   row_class, work_rows, best, out, values_by_cuts, gini_by_cuts):  # fmt: skip
+    """:func:`_search_local`'s loop over the features of a node of three rows
+    (``node_rows[a:a + 3]``), read from their codes alone, as :func:`_search_pair`
+    reads two: the features' code-ordered runs are not needed.
+
+    A feature puts the three rows in code order (ties in node order) and cuts them
+    at each change of code; the scan sums the same rows in the same order for
+    every feature that orders and ties them alike, so its gains and its choice of
+    cut are the same. Each such pattern (:data:`N_TRIPLE_PATTERNS`) is scanned once,
+    at the first feature that has it; a later feature with the same pattern gets
+    the same gain at the same cut, with its own codes on either side, kept or not
+    by the same tie rule (a lower feature index wins a tie). Features of one code
+    are neither counted against ``max_features`` nor kept, as the scan has it; a
+    feature with a row missing is scanned.
+    """
+    local_codes, node_rows, targets, spare_rows, spare_keys = ws[0], ws[3], ws[5], ws[9], ws[10]
+    cut_rows = ws[19]
+    n_codes, max_features, min_count, min_weight = search[0], search[3], search[4], search[5]
+    whole_weights, unit_weights = search[14], search[15][3]
+    p = node_rows[a]
+    q = node_rows[a + 1]
+    r = node_rows[a + 2]
+    # Per pattern: the gain of its cut (NaN: not scanned yet), which change of code
+    # it cuts at (0: the first), its missing_left.
+    pattern_gain, pattern_cut, pattern_missing_left = ws[20][0], ws[20][1], ws[20][2]
+    pattern_gain[:] = np.nan
+    n_visited = 0
+    for j in range(order.shape[0]):
+        if n_visited >= max_features:
+            break
+        f = order[j]
+        code_p = local_codes[f, p]
+        code_q = local_codes[f, q]
+        code_r = local_codes[f, r]
+        if code_p == code_q and code_q == code_r:
+            continue
+        # Stable places in code order: an earlier row of an equal code goes first.
+        at_p = (code_q < code_p) + (code_r < code_p)
+        at_q = (code_p <= code_q) + (code_r < code_q)
+        at_r = 3 - at_p - at_q
+        spare_rows[at_p] = p
+        spare_rows[at_q] = q
+        spare_rows[at_r] = r
+        spare_keys[at_p] = code_p
+        spare_keys[at_q] = code_q
+        spare_keys[at_r] = code_r
+        low, middle, high = spare_keys[0], spare_keys[1], spare_keys[2]
+        missing_code = n_codes[f]
+        # The codes apart, in order: the cut at change c has codes[c] on its left.
+        second = high if low == middle else middle
+        third = high
+        pattern = (at_p * 3 + at_q) * 3 + (1 if low == middle else 2 if middle == high else 0)
+        if high != missing_code and not np.isnan(pattern_gain[pattern]):
+            n_visited += 1
+            best[0] = pattern_gain[pattern]
+            if pattern_cut[pattern] == 0.0:
+                best[1] = low
+                best[2] = second
+            else:
+                best[1] = second
+                best[2] = third
+            best[3] = pattern_missing_left[pattern]
+            keep_split_if_better(out, f, best, False)
+            continue
+        # The scan _search_local would make of the feature's run.
+        if values_by_cuts and value_cuts_fit(cut_rows, spare_keys, 3, missing_code):
+            n_present = scan_sorted_values_by_cuts(spare_keys, spare_rows, 3, None, targets[1],
+                                                    stats, parent_cost, min_count, min_weight,
+                                                    best, cut_rows)  # fmt: skip
+        elif gini_by_cuts and cuts_fit(cut_rows, spare_keys, 3, missing_code):
+            n_present = scan_sorted_whole_gini_by_cuts(spare_keys, spare_rows, 3, None,
+                                                        row_class, stats, parent_cost,
+                                                        min_count, min_weight, best,
+                                                        work_rows[0], cut_rows)  # fmt: skip
+        else:
+            n_present = scan_sorted_rows(
+                spare_keys, spare_rows, 3, missing_code, targets[0], row_class, targets[1],
+                is_classification, stats, parent_cost, criterion, min_count, min_weight,
+                work_rows, best, whole_weights, cut_rows, unit_weights,
+            )  # fmt: skip
+        if n_present >= 2:
+            n_visited += 1
+            keep_split_if_better(out, f, best, False)
+        if high != missing_code:
+            pattern_gain[pattern] = best[0]
+            pattern_cut[pattern] = 0.0 if best[1] == low else 1.0
+            pattern_missing_left[pattern] = best[3]
 
 
 @njit(cache=True, _nrt=False)
@@ -496,9 +598,10 @@ def grow_local(data, search, rng, limits, thresholds, tables, ws, root, start, e
             child_may_split[k] = may_split(limits, child_depth, bounds[k + 1] - bounds[k], w,
                                            impurity)  # fmt: skip
         # Each feature's code-ordered run is needed by the children searched from
-        # it: those that may split, of more than two rows (see _search_pair).
-        left_needs = child_may_split[0] and bounds[1] - a > 2
-        right_needs = child_may_split[1] and b - bounds[1] > 2
+        # it: those that may split, of more than three rows (see _search_pair and
+        # _search_triple).
+        left_needs = child_may_split[0] and bounds[1] - a > 3
+        right_needs = child_may_split[1] and b - bounds[1] > 3
         if left_needs and right_needs:
             _partition_orders(local_order, local_keys, a, b, goes_left, spare_rows, spare_keys)
         elif left_needs:
