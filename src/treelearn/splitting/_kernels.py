@@ -908,8 +908,20 @@ N_CUT_ROWS = 6
 @njit(cache=True, error_model="numpy", _nrt=False)
 def scan_sorted_values_by_cuts(keys, order, m, row_weight, row_value, total, parent_cost,
                                min_count, min_weight, best, cut_rows):  # fmt: skip
+    """:func:`values_by_cuts_inlined`, called (a kernel of its own, for the callers
+    that do not inline it)."""
+    return values_by_cuts_inlined(keys, order, m, row_weight, row_value, total, parent_cost,
+                                  min_count, min_weight, best, cut_rows)  # fmt: skip
+
+
+@njit(cache=True, inline="always")
+def values_by_cuts_inlined(keys, order, m, row_weight, row_value, total, parent_cost,
+                           min_count, min_weight, best, cut_rows):  # fmt: skip
     """:func:`_scan_sorted_values` of a node without missing rows in three passes
-    over ``cut_rows`` (:data:`N_CUT_ROWS` rows of at least ``m``): the left side's
+    over ``cut_rows`` (:data:`N_CUT_ROWS` rows of at least ``m``), inlined into its
+    caller, which must be compiled with ``error_model="numpy"`` (the gains divide
+    before the test of an empty side; :func:`scan_sorted_values_by_cuts` is it,
+    called). The passes: the left side's
     sums at every cut (summed as the one-pass scan sums them), then every cut's
     gain in a loop without branches (which the compiler vectorises), then the
     first best. The same arithmetic on the same sums: the same gains to the bit.
@@ -1203,8 +1215,20 @@ def _scan_sorted_whole_gini(keys, order, m, missing_code, row_weight, row_class,
 @njit(cache=True, error_model="numpy", _nrt=False)
 def scan_sorted_whole_gini_by_cuts(keys, order, m, row_weight, row_class, total, parent_cost,
                                    min_count, min_weight, best, left, cut_rows):  # fmt: skip
+    """:func:`whole_gini_by_cuts_inlined`, called (a kernel of its own, for the
+    callers that do not inline it)."""
+    return whole_gini_by_cuts_inlined(keys, order, m, row_weight, row_class, total,
+                                      parent_cost, min_count, min_weight, best, left,
+                                      cut_rows)  # fmt: skip
+
+
+@njit(cache=True, inline="always")
+def whole_gini_by_cuts_inlined(keys, order, m, row_weight, row_class, total, parent_cost,
+                               min_count, min_weight, best, left, cut_rows):  # fmt: skip
     """:func:`_scan_sorted_whole_gini` of a node without missing rows in the three
-    passes of :func:`scan_sorted_values_by_cuts`: each cut's left rows, left
+    passes of :func:`values_by_cuts_inlined`, inlined as it is (its caller compiled
+    with ``error_model="numpy"``; :func:`scan_sorted_whole_gini_by_cuts` is it,
+    called): each cut's left rows, left
     weight and the two sides' sums of squared class weights (kept up to date row
     by row as the one-pass scan keeps them: whole numbers, exact), then the
     gains without branches, then the first best. The same gains to the bit.
