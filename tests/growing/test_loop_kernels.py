@@ -230,7 +230,7 @@ def test_local_mode(config, task, max_bins):
 
 def test_local_pair_nodes_keep_each_sides_gain():
     """A node of two rows is searched from their codes, one scan for each side of
-    the cut (_search_pair). The two sides' gains are equal in exact arithmetic but
+    the cut (_search_few). The two sides' gains are equal in exact arithmetic but
     not always in floating point: here rows 0 and 1 (a node of two rows in local
     mode) gain 0.19900657453029670 with row 0 left (feature "p0_left") and
     0.19900657453029666 with row 1 left (feature "p1_left", searched first). The
@@ -262,7 +262,7 @@ def test_local_pair_nodes_keep_each_sides_gain():
 @pytest.mark.parametrize("max_features", [None, 3])
 def test_local_triple_nodes_share_scans_of_one_pattern(task, weights, max_features):
     """Nodes of three rows are searched from their codes, one scan per pattern of
-    order and ties (_search_triple). Few codes per feature make many features of a
+    order and ties (_search_few). Few codes per feature make many features of a
     node order its rows alike (the gain taken from the first), tie two of them or
     all three, and missing values are scanned; every such node is the Python loop's."""
     rng = np.random.default_rng(7)

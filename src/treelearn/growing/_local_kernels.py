@@ -15,7 +15,7 @@ have grown it itself:
   no histogram, no 255-bin scan of a node of 40 rows, no reads of the large
   code matrix at scattered rows. A child that will not be searched (a leaf)
   or that holds two or three rows (searched from their codes, by
-  :func:`_search_pair` and :func:`_search_triple`) is left out of the partition.
+  :func:`_search_few`) is left out of the partition.
 
 Rows of one code are summed in node order (the row order of the depth-first
 loop, kept by every stable partition), as the histogram paths sum them, so
@@ -49,8 +49,6 @@ from treelearn.splitting._kernels import (
     keep_split_if_better,
     merge_sort_rows_by_code,
     scan_sorted_rows,
-    scan_sorted_values_by_cuts,
-    scan_sorted_whole_gini_by_cuts,
     sort_rows_by_code,
     value_cuts_fit,
     values_by_cuts_inlined,
@@ -68,10 +66,12 @@ LOCAL_MAX_ROWS = 1024
 #: Columns of the local stack: the node, its run ``[a, b)`` of local rows, its depth.
 LS_NODE, LS_A, LS_B, LS_DEPTH = 0, 1, 2, 3
 
-#: The orderings of three rows :func:`_search_triple` tells apart: where the first
-#: and the second row of the node stand in code order (3 x 3 slots, 6 of them used),
+#: Nodes of at most this many rows are searched from their rows' codes (:func:`_search_few`).
+MAX_FEW_ROWS = 3
+#: The orderings of two or three rows :func:`_search_few` tells apart: where the first
+#: and the second row of the node stand in code order (3 x 3 slots, 8 of them used),
 #: times whether the codes are all apart, the lower two equal or the upper two.
-N_TRIPLE_PATTERNS = 27
+N_FEW_PATTERNS = 27
 
 
 @njit(cache=True)
@@ -102,7 +102,7 @@ def local_workspace(codes, n_rows, n_channels, max_codes):
         np.empty(n_rows),  # present_class: each row's class among those present
         np.empty(n_channels),  # present_stats: the node's statistics of those classes
         np.empty((N_CUT_ROWS, n_rows)),  # cut_rows: the three-pass scans' scratch
-        np.empty((3, N_TRIPLE_PATTERNS)),  # triple_patterns (_search_triple)
+        np.empty((3, N_FEW_PATTERNS)),  # few_patterns (_search_few)
     )
 
 
@@ -271,7 +271,7 @@ def _search_local(ws, search, order, limits, criterion, is_classification, a, b,
                   node_weight, best, out_rows):  # fmt: skip
     """``Grower._search`` of the local node ``[a, b)`` (every feature numeric, its
     statistics ``stats_rows[k]``): each feature scanned from its code-ordered run
-    (a node of two rows from its rows' codes, :func:`_search_pair`), in the order
+    (a node of two or three rows from its rows' codes, :func:`_search_few`), in the order
     ``order`` (all features, or ``rng.permutation`` of them, drawn by the caller).
     True when the best split (in ``out_rows[k]``) is admissible.
 
@@ -300,131 +300,75 @@ def _search_local(ws, search, order, limits, criterion, is_classification, a, b,
     )  # fmt: skip
     out[OUT_GAIN] = -np.inf
     out[OUT_FEATURE] = -1.0
-    if b - a == 2:
-        _search_pair(ws, search, order, criterion, is_classification, a, stats, parent_cost,
-                     row_class, work_rows, best, out)  # fmt: skip
-        return split_admissible(out, limits, node_weight)
     m = b - a
+    if 2 <= m <= MAX_FEW_ROWS:
+        _search_few(ws, search, order, criterion, is_classification, a, m, stats, parent_cost,
+                    row_class, work_rows, best, out)  # fmt: skip
+        return split_admissible(out, limits, node_weight)
     cut_rows = ws[19]
     values_by_cuts = unit_weights and not is_classification and criterion == SQUARED_ERROR
     gini_by_cuts = unit_weights and is_classification and criterion == GINI and whole_weights
-    if m == 3:
-        _search_triple(ws, search, order, criterion, is_classification, a, stats, parent_cost,
-                       row_class, work_rows, best, out, values_by_cuts,
-                       gini_by_cuts)  # fmt: skip
-        return split_admissible(out, limits, node_weight)
     n_visited = 0
     for j in range(order.shape[0]):
         if n_visited >= max_features:
             break
         f = order[j]
-        keys = local_keys[f, a:b]
-        rows = local_order[f, a:b]
-        missing_code = n_codes[f]
-        # The unit-weight three-pass scans made here, not through scan_sorted_rows's
-        # choice (the same one): a call level fewer for every feature of every node
-        # (full-depth regression 7-10% faster), and then none, inlined (3-4% more; under
-        # numpy's error model, which their division before the test of an empty side
-        # needs, as this search's arithmetic does not otherwise).
-        if values_by_cuts and value_cuts_fit(cut_rows, keys, m, missing_code):
-            n_present = values_by_cuts_inlined(keys, rows, m, None, targets[1], stats,
-                                               parent_cost, min_count, min_weight, best,
-                                               cut_rows)  # fmt: skip
-        elif gini_by_cuts and cuts_fit(cut_rows, keys, m, missing_code):
-            n_present = whole_gini_by_cuts_inlined(keys, rows, m, None, row_class, stats,
-                                                   parent_cost, min_count, min_weight, best,
-                                                   work_rows[0], cut_rows)  # fmt: skip
-        else:
-            n_present = scan_sorted_rows(
-                keys, rows, m, missing_code, targets[0], row_class, targets[1],
-                is_classification, stats, parent_cost, criterion, min_count, min_weight,
-                work_rows, best, whole_weights, cut_rows, unit_weights,
-            )  # fmt: skip
+        n_present = _scan_run(
+            local_keys[f, a:b], local_order[f, a:b], m, n_codes[f], targets, row_class, stats,
+            parent_cost, criterion, is_classification, min_count, min_weight, work_rows, best,
+            whole_weights, unit_weights, cut_rows, values_by_cuts, gini_by_cuts,
+        )  # fmt: skip
         if n_present >= 2:
             n_visited += 1
             keep_split_if_better(out, f, best, False)
     return split_admissible(out, limits, node_weight)
 
 
-@njit(cache=True, _nrt=False)
-def _search_pair(ws, search, order, criterion, is_classification, a, stats, parent_cost,
-                 row_class, work_rows, best, out):  # fmt: skip
-    """:func:`_search_local`'s loop over the features of a node of two rows, ``p`` and
-    ``q`` (``node_rows[a]``, ``node_rows[a + 1]``), read from their codes alone: the
-    features' code-ordered runs are not needed, so the caller need not partition them
-    for such a node.
+@njit(cache=True, inline="always")
+def _scan_run(keys, rows, m, missing_code, targets, row_class, stats, parent_cost, criterion,
+              is_classification, min_count, min_weight, work_rows, best, whole_weights,
+              unit_weights, cut_rows, values_by_cuts, gini_by_cuts):  # fmt: skip
+    """The scan of one feature's run of ``m`` local rows in code order (``keys``,
+    ``rows``), as local mode makes it; returns the number of values present.
 
-    A feature with both rows known and apart has one cut, ``p`` left of it or ``q``
-    left of it, and its gain depends on that side alone: the scan sums the same rows
-    in the same order whatever the feature. So each side is scanned once, at the
-    first feature that puts it left; every later feature of that side gets the same
-    gain with its own two codes, kept or not by the same tie rule (a lower feature
-    index wins a tie). A feature whose two codes are equal has one value (neither
-    counted against ``max_features`` nor kept, as the scan has it); one with a row
+    scan_sorted_rows's choice, made here: the unit-weight three-pass scans are
+    inlined, not called for every feature of every node (full-depth regression
+    7-10% faster for a call level fewer, 3-4% more for none). Inlined itself: its
+    callers are compiled under numpy's error model, which the three-pass scans'
+    division before the test of an empty side needs."""
+    if values_by_cuts and value_cuts_fit(cut_rows, keys, m, missing_code):
+        return values_by_cuts_inlined(keys, rows, m, None, targets[1], stats, parent_cost,
+                                      min_count, min_weight, best, cut_rows)  # fmt: skip
+    if gini_by_cuts and cuts_fit(cut_rows, keys, m, missing_code):
+        return whole_gini_by_cuts_inlined(keys, rows, m, None, row_class, stats, parent_cost,
+                                          min_count, min_weight, best, work_rows[0],
+                                          cut_rows)  # fmt: skip
+    return scan_sorted_rows(
+        keys, rows, m, missing_code, targets[0], row_class, targets[1], is_classification,
+        stats, parent_cost, criterion, min_count, min_weight, work_rows, best, whole_weights,
+        cut_rows, unit_weights,
+    )  # fmt: skip
+
+
+@njit(cache=True, _nrt=False)
+def _search_few(ws, search, order, criterion, is_classification, a, m, stats, parent_cost,
+                row_class, work_rows, best, out):  # fmt: skip
+    """:func:`_search_local`'s loop over the features of a node of ``m`` rows, two or
+    three (``node_rows[a:a + m]``), read from their codes alone: the features'
+    code-ordered runs are not needed, so the caller need not partition them for
+    such a node.
+
+    A feature puts the rows in code order (ties in node order) and cuts them at each
+    change of code; the scan sums the same rows in the same order for every
+    feature that orders and ties them alike, so its gains and its choice of cut
+    are the same. Each such pattern (:data:`N_FEW_PATTERNS`) is scanned once, at
+    the first feature that has it; a later feature with the same pattern gets the
+    same gain at the same cut, with its own codes on either side, kept or not by
+    the same tie rule (a lower feature index wins a tie). Two rows have a pattern
+    for each side of their one cut: the sides' gains are equal in exact arithmetic
+    but not always in floating point. Features of one code are neither counted
+    against ``max_features`` nor kept, as the scan has it; a feature with a row
     missing is scanned.
-    """
-    local_codes, node_rows, targets, spare_rows, spare_keys = ws[0], ws[3], ws[5], ws[9], ws[10]
-    n_codes, max_features, min_count, min_weight = search[0], search[3], search[4], search[5]
-    whole_weights = search[14]
-    p = node_rows[a]
-    q = node_rows[a + 1]
-    side_gain = (np.nan, np.nan)  # per side, the gain of its cut; NaN: not scanned yet
-    side_missing_left = (0.0, 0.0)
-    n_visited = 0
-    for j in range(order.shape[0]):
-        if n_visited >= max_features:
-            break
-        f = order[j]
-        code_p = local_codes[f, p]
-        code_q = local_codes[f, q]
-        if code_p == code_q:
-            continue
-        n_visited += 1
-        missing_code = n_codes[f]
-        side = 0 if code_p < code_q else 1
-        low, high = (code_p, code_q) if side == 0 else (code_q, code_p)
-        if high != missing_code and not np.isnan(side_gain[side]):
-            best[0] = side_gain[side]
-            best[1] = low
-            best[2] = high
-            best[3] = side_missing_left[side]
-            keep_split_if_better(out, f, best, False)
-            continue
-        spare_rows[0] = p if side == 0 else q
-        spare_rows[1] = q if side == 0 else p
-        spare_keys[0] = low
-        spare_keys[1] = high
-        scan_sorted_rows(
-            spare_keys, spare_rows, 2, missing_code, targets[0], row_class, targets[1],
-            is_classification, stats, parent_cost, criterion, min_count, min_weight,
-            work_rows, best, whole_weights,
-        )  # fmt: skip
-        keep_split_if_better(out, f, best, False)
-        if high != missing_code:
-            if side == 0:
-                side_gain = (best[0], side_gain[1])
-                side_missing_left = (best[3], side_missing_left[1])
-            else:
-                side_gain = (side_gain[0], best[0])
-                side_missing_left = (side_missing_left[0], best[3])
-
-
-@njit(cache=True, _nrt=False)
-def _search_triple(ws, search, order, criterion, is_classification, a, stats, parent_cost,
-                   row_class, work_rows, best, out, values_by_cuts, gini_by_cuts):  # fmt: skip
-    """:func:`_search_local`'s loop over the features of a node of three rows
-    (``node_rows[a:a + 3]``), read from their codes alone, as :func:`_search_pair`
-    reads two: the features' code-ordered runs are not needed.
-
-    A feature puts the three rows in code order (ties in node order) and cuts them
-    at each change of code; the scan sums the same rows in the same order for
-    every feature that orders and ties them alike, so its gains and its choice of
-    cut are the same. Each such pattern (:data:`N_TRIPLE_PATTERNS`) is scanned once,
-    at the first feature that has it; a later feature with the same pattern gets
-    the same gain at the same cut, with its own codes on either side, kept or not
-    by the same tie rule (a lower feature index wins a tie). Features of one code
-    are neither counted against ``max_features`` nor kept, as the scan has it; a
-    feature with a row missing is scanned.
     """
     local_codes, node_rows, targets, spare_rows, spare_keys = ws[0], ws[3], ws[5], ws[9], ws[10]
     cut_rows = ws[19]
@@ -432,7 +376,7 @@ def _search_triple(ws, search, order, criterion, is_classification, a, stats, pa
     whole_weights, unit_weights = search[14], search[15][3]
     p = node_rows[a]
     q = node_rows[a + 1]
-    r = node_rows[a + 2]
+    r = node_rows[a + m - 1]  # (q again for two rows: never read)
     # Per pattern: the gain of its cut (NaN: not scanned yet), which change of code
     # it cuts at (0: the first), its missing_left.
     pattern_gain, pattern_cut, pattern_missing_left = ws[20][0], ws[20][1], ws[20][2]
@@ -448,20 +392,22 @@ def _search_triple(ws, search, order, criterion, is_classification, a, stats, pa
         if code_p == code_q and code_q == code_r:
             continue
         # Stable places in code order: an earlier row of an equal code goes first.
-        at_p = (code_q < code_p) + (code_r < code_p)
-        at_q = (code_p <= code_q) + (code_r < code_q)
-        at_r = 3 - at_p - at_q
+        if m == 2:
+            at_p = 1 if code_q < code_p else 0
+            at_q = 1 - at_p
+        else:
+            at_p = (code_q < code_p) + (code_r < code_p)
+            at_q = (code_p <= code_q) + (code_r < code_q)
+            spare_rows[3 - at_p - at_q] = r
+            spare_keys[3 - at_p - at_q] = code_r
         spare_rows[at_p] = p
         spare_rows[at_q] = q
-        spare_rows[at_r] = r
         spare_keys[at_p] = code_p
         spare_keys[at_q] = code_q
-        spare_keys[at_r] = code_r
-        low, middle, high = spare_keys[0], spare_keys[1], spare_keys[2]
+        low, middle, high = spare_keys[0], spare_keys[1], spare_keys[m - 1]
         missing_code = n_codes[f]
         # The codes apart, in order: the cut at change c has codes[c] on its left.
         second = high if low == middle else middle
-        third = high
         pattern = (at_p * 3 + at_q) * 3 + (1 if low == middle else 2 if middle == high else 0)
         if high != missing_code and not np.isnan(pattern_gain[pattern]):
             n_visited += 1
@@ -471,26 +417,17 @@ def _search_triple(ws, search, order, criterion, is_classification, a, stats, pa
                 best[2] = second
             else:
                 best[1] = second
-                best[2] = third
+                best[2] = high
             best[3] = pattern_missing_left[pattern]
             keep_split_if_better(out, f, best, False)
             continue
-        # The scan _search_local would make of the feature's run.
-        if values_by_cuts and value_cuts_fit(cut_rows, spare_keys, 3, missing_code):
-            n_present = scan_sorted_values_by_cuts(spare_keys, spare_rows, 3, None, targets[1],
-                                                    stats, parent_cost, min_count, min_weight,
-                                                    best, cut_rows)  # fmt: skip
-        elif gini_by_cuts and cuts_fit(cut_rows, spare_keys, 3, missing_code):
-            n_present = scan_sorted_whole_gini_by_cuts(spare_keys, spare_rows, 3, None,
-                                                        row_class, stats, parent_cost,
-                                                        min_count, min_weight, best,
-                                                        work_rows[0], cut_rows)  # fmt: skip
-        else:
-            n_present = scan_sorted_rows(
-                spare_keys, spare_rows, 3, missing_code, targets[0], row_class, targets[1],
-                is_classification, stats, parent_cost, criterion, min_count, min_weight,
-                work_rows, best, whole_weights, cut_rows, unit_weights,
-            )  # fmt: skip
+        # (_scan_run's choice of scan, called: a few scans a node, where inlining them
+        # made full-depth regression 3% slower.)
+        n_present = scan_sorted_rows(
+            spare_keys, spare_rows, m, missing_code, targets[0], row_class, targets[1],
+            is_classification, stats, parent_cost, criterion, min_count, min_weight,
+            work_rows, best, whole_weights, cut_rows, unit_weights,
+        )  # fmt: skip
         if n_present >= 2:
             n_visited += 1
             keep_split_if_better(out, f, best, False)
@@ -602,10 +539,9 @@ def grow_local(data, search, rng, limits, thresholds, tables, ws, root, start, e
             child_may_split[k] = may_split(limits, child_depth, bounds[k + 1] - bounds[k], w,
                                            impurity)  # fmt: skip
         # Each feature's code-ordered run is needed by the children searched from
-        # it: those that may split, of more than three rows (see _search_pair and
-        # _search_triple).
-        left_needs = child_may_split[0] and bounds[1] - a > 3
-        right_needs = child_may_split[1] and b - bounds[1] > 3
+        # it: those that may split, of more than MAX_FEW_ROWS rows (see _search_few).
+        left_needs = child_may_split[0] and bounds[1] - a > MAX_FEW_ROWS
+        right_needs = child_may_split[1] and b - bounds[1] > MAX_FEW_ROWS
         if left_needs and right_needs:
             _partition_orders(local_order, local_keys, a, b, goes_left, spare_rows, spare_keys)
         elif left_needs:
