@@ -223,6 +223,91 @@ def test_bin_kernels_read_strided_float32_columns(values, edges, parallel):
     _check_bin_kernel(column, edges, parallel)
 
 
+#: Values of every kind a prefix table meets: both zeros, NaN, infinities, the
+#: largest and smallest floats (float32 and float64), neighbours of an edge.
+prefix_floats = st.one_of(
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.floats(-1e6, 1e6, width=32),
+    st.floats(999.9, 1000.1),
+    st.sampled_from([0.0, -0.0, 5e-324, -5e-324, 1.4e-45, 3.4e38, 3.5e38, 1e300, -np.inf]),
+)
+#: Edges, crowded or not: many between 999.9 and 1000.1 share a prefix.
+prefix_edges = st.lists(
+    st.one_of(
+        st.floats(-1e300, 1e300, allow_nan=False),
+        st.floats(-1e6, 1e6, width=32),
+        st.floats(999.9, 1000.1),
+        st.sampled_from([0.0, -0.0, 1.4e-45, 3.4e38, -3.5e38]),
+    ),
+    max_size=300,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    values=st.lists(prefix_floats, max_size=200),
+    edges=prefix_edges,
+    float32=st.booleans(),
+    parallel=st.booleans(),
+)
+def test_prefix_tables_code_as_searchsorted(values, edges, float32, parallel):
+    """Through prefix tables (every column, whatever its rows) a value's code is the
+    number of edges below its float64 value, as ``np.searchsorted`` counts them;
+    a column of more than 255 edges is searched instead. Alone and in a matrix of
+    columns (two tables at a time), float32 or float64, strided or not."""
+    values = np.asarray(values, dtype=np.float64)
+    if float32:
+        with np.errstate(over="ignore"):
+            values = values.astype(np.float32)
+    edges = np.unique(np.asarray(edges, dtype=np.float64))
+    matrix = np.stack([values, values[::-1], values], axis=1)
+    edge_sets = [edges, edges[::2], edges[:3]]
+    out = np.empty(matrix.shape, dtype=np.uint16, order="F")
+    with (
+        mock.patch.object(_kernels, "PREFIX_TABLE_MIN_ROWS", 0),
+        mock.patch.object(_kernels, "PREFIX_TABLE_COLUMNS", 2),
+        mock.patch.object(_kernels, "PARALLEL_MIN_ROWS", 0 if parallel else 10**9),
+    ):
+        binning.write_matrix_bin_codes(matrix, [0, 1, 2], edge_sets, out)
+        alone = np.empty(values.shape[0], dtype=np.uint16)
+        binning.write_bin_codes(matrix[:, 1], edge_sets[1], alone)
+    for j, column_edges in enumerate(edge_sets):
+        column = matrix[:, j].astype(np.float64)
+        expected = np.searchsorted(column_edges, column, side="left")
+        expected[np.isnan(column)] = column_edges.shape[0] + 1
+        np.testing.assert_array_equal(out[:, j], expected)
+        if j == 1:
+            np.testing.assert_array_equal(alone, expected)
+
+
+def test_prefix_tables_are_used_from_their_rows_on():
+    """Columns of 255 edges or fewer and at least ``PREFIX_TABLE_MIN_ROWS`` rows are
+    coded through prefix tables, the others by binary search: the same codes."""
+    rng = np.random.default_rng(5)
+    n_rows = _kernels.PREFIX_TABLE_MIN_ROWS
+    matrix = rng.normal(size=(n_rows, 3))
+    edges = [np.sort(rng.normal(size=k)) for k in (255, 256, 40)]
+    codes = {}
+    for rows in (n_rows, n_rows - 1):
+        out = np.empty((rows, 3), dtype=np.uint16, order="F")
+        with (
+            mock.patch.object(
+                _kernels, "fill_prefix_tables", wraps=_kernels.fill_prefix_tables
+            ) as filled,
+        ):
+            binning.write_matrix_bin_codes(matrix[:rows], [0, 1, 2], edges, out)
+        codes[rows] = out
+        if rows == n_rows:
+            filled.assert_called_once()
+            assert filled.call_args.args[1].tolist() == [255, 40]  # (edges of each table)
+        else:
+            filled.assert_not_called()
+    np.testing.assert_array_equal(codes[n_rows][:-1], codes[n_rows - 1])
+    for j in range(3):
+        expected = np.searchsorted(edges[j], matrix[:, j], side="left")
+        np.testing.assert_array_equal(codes[n_rows][:, j], expected)
+
+
 @settings(max_examples=100, deadline=None)
 @given(
     n_rows=st.integers(0, 200),

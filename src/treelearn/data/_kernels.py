@@ -25,6 +25,20 @@ Binary search in blocks
     ns a value against 3.7-12 ns (800,000 random float32 values, one thread, an
     Intel Xeon). The padding never counts: no number is above ``+inf``.
 
+Prefix tables
+    A column of at most :data:`PREFIX_TABLE_MAX_EDGES` edges and at least
+    :data:`PREFIX_TABLE_MIN_ROWS` rows is coded without a search: the first
+    :data:`PREFIX_BITS` bits of a value's order key (of the float32 it rounds
+    to, -0.0 as 0.0; never smaller for a larger value) index a table of the
+    column's edges (:func:`fill_prefix_tables`) that says how many edges have a
+    smaller prefix (all below the value) and how many share its prefix, the
+    only edges the value is compared with, as float64, so the code is the
+    binary search's. Quantile edges rarely share a prefix (none of 255 did on
+    any of 20 normal columns), and one compare takes no branch: 43 ms for
+    800,000 x 20 float32 values of a C-ordered matrix against 134 ms for the
+    blocked binary search (an Intel Xeon, one thread). A column with a prefix
+    of several edges (``crowded``) counts them in a loop.
+
 Sorting
     Bin edges (from the column or its sample) and exact codes both start from
     the sorted known values. Bin edges need only the values: ``np.sort`` sorts
@@ -58,6 +72,15 @@ BLOCK = 64
 CHUNK = 1 << 14
 #: Columns with at least this many rows are coded on numba's threads.
 PARALLEL_MIN_ROWS = 1 << 16
+#: Leading bits of a value's order key that index a prefix table (an entry each).
+PREFIX_BITS = 16
+#: Most edges of a column coded through a prefix table (its entries: two bytes).
+PREFIX_TABLE_MAX_EDGES = 255
+#: Columns of at least this many rows are coded through prefix tables: a table
+#: (2**16 entries) costs about as much as binary searches of a few thousand values.
+PREFIX_TABLE_MIN_ROWS = 1 << 13
+#: Most columns coded through prefix tables at once (128 KB of table each).
+PREFIX_TABLE_COLUMNS = 32
 
 
 @njit(cache=True, inline="always")
@@ -153,6 +176,126 @@ def bin_matrix_codes_parallel(matrix, columns, tables, depths, missing_codes, ou
         start = chunk * CHUNK
         _bin_matrix_range(matrix, columns, tables, depths, missing_codes, out, start,
                           min(start + CHUNK, n))  # fmt: skip
+
+
+@njit(cache=True, inline="always")
+def _prefix(x):
+    """The leading :data:`PREFIX_BITS` bits of an order key of ``x`` rounded to
+    float32 (-0.0 as 0.0): never smaller for a larger ``x``, so the values of one
+    prefix are an interval, and an edge of another prefix than ``x``'s is on the
+    side of ``x`` its prefix says. NaN gets some prefix (its code is not read)."""
+    rounded = np.float32(x) + np.float32(0.0)
+    bits = np.int64(np.float32(rounded).view(np.uint32))
+    # Negative values: all bits flipped; others: the sign bit set (unsigned order).
+    flip = -(bits >> 31) | 0x80000000
+    return ((bits ^ flip) & 0xFFFFFFFF) >> (32 - PREFIX_BITS)
+
+
+@njit(cache=True)
+def fill_prefix_tables(edge_rows, n_edges, tables, crowded):
+    """The prefix table of each row of sorted edges ``edge_rows[t, :n_edges[t]]``
+    (at most :data:`PREFIX_TABLE_MAX_EDGES`) into ``tables[t]`` (uint16, an entry
+    per prefix): ``first | count << 8``, where ``first`` is the number of edges of
+    smaller prefixes and ``count`` the number of edges of that prefix;
+    ``crowded[t]``: some prefix has more than one edge."""
+    for t in range(tables.shape[0]):
+        n = n_edges[t]
+        j = 0
+        most = 0
+        for p in range(tables.shape[1]):
+            first = j
+            while j < n and _prefix(edge_rows[t, j]) == p:
+                j += 1
+            tables[t, p] = first | ((j - first) << 8)
+            most = max(most, j - first)
+        crowded[t] = most > 1
+
+
+@njit(cache=True, inline="always")
+def _prefix_code(tables, edge_rows, t, x, crowded):
+    """The number of edges of row ``t`` below ``x`` (see :func:`fill_prefix_tables`;
+    ``edge_rows[t]`` padded with ``+inf`` after its edges)."""
+    entry = np.int64(tables[t, _prefix(x)])
+    first = entry & 0xFF
+    count = entry >> 8
+    # Only edges of x's own prefix are compared: most prefixes have none, and
+    # compare one without a branch (an edge past the row's is +inf).
+    code = first + np.int64((count > 0) & (edge_rows[t, first] < x))
+    if crowded:
+        for k in range(first + 1, first + count):
+            code += np.int64(edge_rows[t, k] < x)
+    return code
+
+
+@njit(cache=True, inline="always")
+def _prefix_range(values, table, edge_row, crowded, missing_code, out, start, stop):
+    # A block's values are copied first (a strided column: its reads all issued
+    # at once, not one behind each lookup).
+    block_values = np.empty(BLOCK)
+    for block in range(start, stop, BLOCK):
+        count = min(BLOCK, stop - block)
+        for k in range(count):
+            block_values[k] = values[block + k]
+        for k in range(count):
+            x = block_values[k]
+            code = _prefix_code(table, edge_row, 0, x, crowded)
+            out[block + k] = missing_code if x != x else code
+
+
+@njit(cache=True)
+def prefix_codes_serial(values, table, edge_row, crowded, missing_code, out):
+    """:func:`bin_codes_serial` through a prefix table (:func:`fill_prefix_tables`;
+    ``table`` and ``edge_row`` as rows of one)."""
+    _prefix_range(values, table, edge_row, crowded, missing_code, out, 0, values.shape[0])
+
+
+@njit(cache=True, parallel=True)
+def prefix_codes_parallel(values, table, edge_row, crowded, missing_code, out):
+    """:func:`prefix_codes_serial` on numba's threads."""
+    n = values.shape[0]
+    for chunk in prange((n + CHUNK - 1) // CHUNK):
+        start = chunk * CHUNK
+        _prefix_range(values, table, edge_row, crowded, missing_code, out, start,
+                      min(start + CHUNK, n))  # fmt: skip
+
+
+@njit(cache=True, inline="always")
+def _prefix_matrix_range(matrix, columns, tables, edge_rows, crowded, missing_codes, out, start,
+                         stop):  # fmt: skip
+    for block in range(start, stop, BLOCK):
+        block_stop = min(block + BLOCK, stop)
+        for t in range(columns.shape[0]):
+            j = columns[t]
+            missing_code = missing_codes[t]
+            if crowded[t]:
+                for i in range(block, block_stop):
+                    x = np.float64(matrix[i, j])
+                    code = _prefix_code(tables, edge_rows, t, x, True)
+                    out[i, j] = missing_code if x != x else code
+            else:
+                for i in range(block, block_stop):
+                    x = np.float64(matrix[i, j])
+                    code = _prefix_code(tables, edge_rows, t, x, False)
+                    out[i, j] = missing_code if x != x else code
+
+
+@njit(cache=True)
+def prefix_matrix_codes_serial(matrix, columns, tables, edge_rows, crowded, missing_codes, out):
+    """:func:`bin_matrix_codes_serial` through prefix tables (:func:`fill_prefix_tables`):
+    column ``j = columns[t]`` by ``tables[t]``, ``edge_rows[t]``, ``crowded[t]``."""
+    _prefix_matrix_range(matrix, columns, tables, edge_rows, crowded, missing_codes, out, 0,
+                         matrix.shape[0])  # fmt: skip
+
+
+@njit(cache=True, parallel=True)
+def prefix_matrix_codes_parallel(matrix, columns, tables, edge_rows, crowded, missing_codes,
+                                 out):  # fmt: skip
+    """:func:`prefix_matrix_codes_serial` on numba's threads."""
+    n = matrix.shape[0]
+    for chunk in prange((n + CHUNK - 1) // CHUNK):
+        start = chunk * CHUNK
+        _prefix_matrix_range(matrix, columns, tables, edge_rows, crowded, missing_codes, out,
+                             start, min(start + CHUNK, n))  # fmt: skip
 
 
 @njit(cache=True, inline="always")

@@ -313,11 +313,16 @@ def write_bin_codes(values, edges, out):
     missing_code = edges.shape[0] + 1
     if missing_code > np.iinfo(out.dtype).max:
         raise ValueError(f"codes up to {missing_code} do not fit in {out.dtype}")
-    table, depth = padded(np.asarray(edges, dtype=np.float64))
-    if values.shape[0] >= _kernels.PARALLEL_MIN_ROWS:
-        _kernels.bin_codes_parallel(values, table, depth, missing_code, out)
-    else:
-        _kernels.bin_codes_serial(values, table, depth, missing_code, out)
+    edges = np.asarray(edges, dtype=np.float64)
+    parallel = values.shape[0] >= _kernels.PARALLEL_MIN_ROWS
+    if _prefix_tables_pay(values.shape[0], edges):
+        tables, edge_rows, crowded = prefix_tables([edges])
+        kernel = _kernels.prefix_codes_parallel if parallel else _kernels.prefix_codes_serial
+        kernel(values, tables, edge_rows, bool(crowded[0]), missing_code, out)
+        return
+    table, depth = padded(edges)
+    kernel = _kernels.bin_codes_parallel if parallel else _kernels.bin_codes_serial
+    kernel(values, table, depth, missing_code, out)
 
 
 def write_matrix_bin_codes(matrix, columns, edges, out):
@@ -327,24 +332,70 @@ def write_matrix_bin_codes(matrix, columns, edges, out):
     A block of rows is read for all the columns together, so each row of the
     matrix comes from memory once instead of once per column (a column of a
     C-ordered matrix is a strided view: coding the columns one at a time reads
-    every cache line of the matrix once per column).
+    every cache line of the matrix once per column). Columns whose prefix tables
+    pay (:func:`prefix_tables`) are coded through them, up to
+    :data:`~treelearn.data._kernels.PREFIX_TABLE_COLUMNS` at a time; the others
+    by binary search, together.
     """
     columns = np.asarray(columns, dtype=np.int64)
-    tables = [padded(np.asarray(e, dtype=np.float64)) for e in edges]
+    edges = [np.asarray(e, dtype=np.float64) for e in edges]
     missing_codes = np.array([e.shape[0] + 1 for e in edges], dtype=np.int64)
     if missing_codes.shape[0] and missing_codes.max() > np.iinfo(out.dtype).max:
         raise ValueError(f"codes up to {missing_codes.max()} do not fit in {out.dtype}")
-    width = max((table.shape[0] for table, _ in tables), default=0)
-    table_rows = np.full((len(tables), max(width, 1)), np.inf)
-    for t, (table, _) in enumerate(tables):
-        table_rows[t, : table.shape[0]] = table
-    depths = np.array([depth for _, depth in tables], dtype=np.int64)
+    parallel = matrix.shape[0] >= _kernels.PARALLEL_MIN_ROWS
+    by_prefix = [_prefix_tables_pay(matrix.shape[0], e) for e in edges]
+    searched = [t for t, use in enumerate(by_prefix) if not use]
+    if searched:
+        tables = [padded(edges[t]) for t in searched]
+        width = max(table.shape[0] for table, _ in tables)
+        table_rows = np.full((len(tables), width), np.inf)
+        for k, (table, _) in enumerate(tables):
+            table_rows[k, : table.shape[0]] = table
+        depths = np.array([depth for _, depth in tables], dtype=np.int64)
+        kernel = (
+            _kernels.bin_matrix_codes_parallel if parallel else _kernels.bin_matrix_codes_serial
+        )
+        kernel(matrix, columns[searched], table_rows, depths, missing_codes[searched], out)
+    looked_up = np.flatnonzero(by_prefix)
     kernel = (
-        _kernels.bin_matrix_codes_parallel
-        if matrix.shape[0] >= _kernels.PARALLEL_MIN_ROWS
-        else _kernels.bin_matrix_codes_serial
+        _kernels.prefix_matrix_codes_parallel if parallel else _kernels.prefix_matrix_codes_serial
     )
-    kernel(matrix, columns, table_rows, depths, missing_codes, out)
+    for first in range(0, looked_up.shape[0], _kernels.PREFIX_TABLE_COLUMNS):
+        group = looked_up[first : first + _kernels.PREFIX_TABLE_COLUMNS]
+        tables, edge_rows, crowded = prefix_tables([edges[t] for t in group])
+        kernel(matrix, columns[group], tables, edge_rows, crowded, missing_codes[group], out)
+
+
+def _prefix_tables_pay(n_rows, edges):
+    """Whether a column of ``n_rows`` values is coded by ``edges`` through a prefix
+    table (:func:`prefix_tables`) rather than by binary search."""
+    return (
+        n_rows >= _kernels.PREFIX_TABLE_MIN_ROWS
+        and edges.shape[0] <= _kernels.PREFIX_TABLE_MAX_EDGES
+    )
+
+
+def prefix_tables(edges):
+    """The prefix tables of the kernels' other way of coding (a list of float64
+    edges, each sorted, at most :data:`~treelearn.data._kernels.PREFIX_TABLE_MAX_EDGES`):
+    ``(tables, edge_rows, crowded)``, as :func:`treelearn.data._kernels.fill_prefix_tables`
+    fills them; ``edge_rows[t]`` is ``edges[t]`` padded with ``+inf``.
+
+    A value's code is the number of edges below it. Its first
+    :data:`~treelearn.data._kernels.PREFIX_BITS` bits (of the float32 it rounds to,
+    in an order-preserving form) index the column's table, which says how many
+    edges have a smaller prefix, all of them below the value, and how many share
+    its prefix, the only ones it is compared with (as float64, so the codes are
+    ``searchsorted``'s). See :mod:`treelearn.data._kernels`.
+    """
+    n_edges = np.array([e.shape[0] for e in edges], dtype=np.int64)
+    edge_rows = np.full((len(edges), _kernels.PREFIX_TABLE_MAX_EDGES + 1), np.inf)
+    for t, e in enumerate(edges):
+        edge_rows[t, : e.shape[0]] = e
+    tables = np.empty((len(edges), 1 << _kernels.PREFIX_BITS), dtype=np.uint16)
+    crowded = np.empty(len(edges), dtype=np.bool_)
+    _kernels.fill_prefix_tables(edge_rows, n_edges, tables, crowded)
+    return tables, edge_rows, crowded
 
 
 def encode_numeric_binned(column, max_bins):
