@@ -31,7 +31,7 @@ def test_partition_threshold(data, missing_left):
     left_code = int(rng.integers(-1, n_codes + 1))
     original = rows.copy()
     buffer = np.full(rows.shape[0], -7, dtype=np.intp)
-    middle = K.partition_threshold(
+    middle, n_missing = K.partition_threshold(
         codes, rows, start, end, left_code, n_codes, missing_left, buffer
     )
     node = original[start:end]
@@ -39,6 +39,7 @@ def test_partition_threshold(data, missing_left):
     goes_left = np.where(node_codes == n_codes, missing_left, node_codes <= left_code)
     # Left rows first, then right rows, each in their original order (stable).
     assert middle == start + int(goes_left.sum())
+    assert n_missing == np.count_nonzero(node_codes == n_codes)
     np.testing.assert_array_equal(rows[start:middle], node[goes_left])
     np.testing.assert_array_equal(rows[middle:end], node[~goes_left])
     # Rows outside the node are untouched; every row is still there exactly once.
@@ -53,12 +54,12 @@ def test_partition_threshold_parallel_is_the_serial_partition(data, missing_left
     codes, n_codes, rows, start, end, rng = data
     left_code = int(rng.integers(-1, n_codes + 1))
     serial = rows.copy()
-    middle = K.partition_threshold(
+    middle_and_missing = K.partition_threshold(
         codes, serial, start, end, left_code, n_codes, missing_left, np.empty_like(rows)
     )
     # (More pieces than rows leaves some empty; every piece count gives one order.)
     buffer = np.full(rows.shape[0], -7, dtype=np.intp)
-    assert middle == K.partition_threshold_parallel(
+    assert middle_and_missing == K.partition_threshold_parallel(
         codes, rows, start, end, left_code, n_codes, missing_left, buffer, n_pieces
     )
     np.testing.assert_array_equal(rows, serial)
@@ -92,11 +93,11 @@ def test_partition_threshold_pins_an_example():
     buffer = np.empty(7, dtype=np.intp)
     # Node = rows[1:6] = 5 4 3 2 1 (codes 0 3 1 2 0); left iff code <= 1, missing right.
     middle = K.partition_threshold(codes, rows, 1, 6, 1, 3, False, buffer)
-    assert middle == 4
+    assert middle == (4, 1)  # (and one row missing)
     np.testing.assert_array_equal(rows, [6, 5, 3, 1, 4, 2, 0])
     rows = np.array([6, 5, 4, 3, 2, 1, 0], dtype=np.intp)
     middle = K.partition_threshold(codes, rows, 1, 6, 1, 3, True, buffer)
-    assert middle == 5
+    assert middle == (5, 1)
     np.testing.assert_array_equal(rows, [6, 5, 4, 3, 1, 2, 0])
 
 
@@ -224,7 +225,7 @@ def test_summarise_children_sums_each_run_and_marks_rows_only_when_asked(
     stats = np.full((n_children, channels), np.nan)
     n_missing = K.summarise_children(
         rows, bounds, codes, n_codes, *args, child_of_row, no_sorted_rows, NO_CODES, buffer, stats,
-        NO_STATS, False,
+        NO_STATS, False, -1,
     )  # fmt: skip
     node = rows[start:end]
     assert n_missing == np.count_nonzero(codes[node] == n_codes)
@@ -241,7 +242,7 @@ def test_summarise_children_sums_each_run_and_marks_rows_only_when_asked(
     again = np.full_like(stats, np.nan)
     missing_again = K.summarise_children(
         rows, bounds, codes, n_codes, *args, unmarked[:0], no_sorted_rows, NO_CODES, buffer, again,
-        NO_STATS, False,
+        NO_STATS, False, -1,
     )  # fmt: skip
     assert missing_again == n_missing
     np.testing.assert_array_equal(again, stats)
@@ -264,18 +265,18 @@ def test_summarise_children_parallel_is_the_serial_summary(data, n_children, reg
     serial = np.full((n_children, 4), np.nan)
     n_missing = K.summarise_children(
         rows, bounds, codes, n_codes, *args, serial_marks, no_sorted_rows, NO_CODES,
-        np.empty((2, n), dtype=np.int32), serial, NO_STATS, False,
+        np.empty((2, n), dtype=np.int32), serial, NO_STATS, False, -1,
     )  # fmt: skip
     marks = np.full(n, -1, dtype=np.int64)
     stats = np.full_like(serial, np.nan)
     assert n_missing == K.summarise_children_parallel(
-        rows, bounds, codes, n_codes, *args, marks, stats, NO_STATS, False, 1 << 14
+        rows, bounds, codes, n_codes, *args, marks, stats, NO_STATS, False, -1, 1 << 14
     )
     np.testing.assert_array_equal(stats, serial)  # to the bit: each child summed in order
     np.testing.assert_array_equal(marks, serial_marks)
     unmarked = np.full(n, -1, dtype=np.int64)
     K.summarise_children_parallel(
-        rows, bounds, codes, n_codes, *args, unmarked[:0], stats, NO_STATS, False, 1 << 14
+        rows, bounds, codes, n_codes, *args, unmarked[:0], stats, NO_STATS, False, -1, 1 << 14
     )
     np.testing.assert_array_equal(unmarked, -1)
 
@@ -306,7 +307,7 @@ def test_children_of_exact_sums_take_the_largest_from_the_parent(
     summed = np.full((n_children, 4), np.nan)
     n_missing = K.summarise_children(
         rows, bounds, codes, n_codes, *args, summed_marks, no_sorted_rows, NO_CODES, buffer, summed,
-        NO_STATS, False,
+        NO_STATS, False, -1,
     )  # fmt: skip
     parent = np.empty(4)
     node_statistics(rows, start, end, *args, parent)
@@ -314,17 +315,33 @@ def test_children_of_exact_sums_take_the_largest_from_the_parent(
     stats = np.full_like(summed, np.nan)
     assert n_missing == K.summarise_children(
         rows, bounds, codes, n_codes, *args, marks, no_sorted_rows, NO_CODES, buffer, stats,
-        parent, True,
+        parent, True, -1,
     )  # fmt: skip
     np.testing.assert_array_equal(stats, summed)
     np.testing.assert_array_equal(marks, summed_marks)
     marks = np.full(n, -1, dtype=np.int64)
     stats = np.full_like(summed, np.nan)
     assert n_missing == K.summarise_children_parallel(
-        rows, bounds, codes, n_codes, *args, marks, stats, parent, True, piece_rows
+        rows, bounds, codes, n_codes, *args, marks, stats, parent, True, -1, piece_rows
     )
     np.testing.assert_array_equal(stats, summed)
     np.testing.assert_array_equal(marks, summed_marks)
+    # Given the count of missing rows (as a partition counts them) and no marks to
+    # make, the largest child's rows are not visited: the same statistics, the
+    # count returned as given (not read from the codes).
+    for summarise in (
+        lambda out, known: K.summarise_children(
+            rows, bounds, codes, n_codes, *args, marks[:0], no_sorted_rows, NO_CODES, buffer,
+            out, parent, True, known,
+        ),
+        lambda out, known: K.summarise_children_parallel(
+            rows, bounds, codes, n_codes, *args, marks[:0], out, parent, True, known, piece_rows
+        ),
+    ):  # fmt: skip
+        for known in (n_missing, n_missing + 3):
+            unvisited = np.full_like(summed, np.nan)
+            assert summarise(unvisited, known) == known
+            np.testing.assert_array_equal(unvisited, summed)
     # The largest child's row does come from the parent: a parent off by a known
     # amount moves that row, and only it, by that amount (rows summed would not).
     largest = int(np.argmax(np.diff(bounds)))
@@ -333,10 +350,10 @@ def test_children_of_exact_sums_take_the_largest_from_the_parent(
     for summarise in (
         lambda out: K.summarise_children(
             rows, bounds, codes, n_codes, *args, marks, no_sorted_rows, NO_CODES, buffer, out,
-            parent + 8.0, True,
+            parent + 8.0, True, -1,
         ),
         lambda out: K.summarise_children_parallel(
-            rows, bounds, codes, n_codes, *args, marks, out, parent + 8.0, True, piece_rows
+            rows, bounds, codes, n_codes, *args, marks, out, parent + 8.0, True, -1, piece_rows
         ),
     ):  # fmt: skip
         off = np.full_like(summed, np.nan)

@@ -164,23 +164,24 @@ def _partition(codes_f, rows, start, end, out, mask, missing_code, multiway, buf
                parallel_min_rows):  # fmt: skip
     """``Grower._partition``: reorder the node's rows child by child; writes the
     children's bounds and, for a nominal split, the child of each code to
-    ``coc``. Returns the number of children. A threshold split of at least
-    ``parallel_min_rows`` rows (None: never) is partitioned on numba's threads
-    (the same order)."""
+    ``coc``. Returns the number of children and, for a threshold split, the
+    number of rows missing the feature (-1 otherwise: not counted). A threshold
+    split of at least ``parallel_min_rows`` rows (None: never) is partitioned on
+    numba's threads (the same order)."""
     if out[OUT_IS_SUBSET] == 0.0:
         bounds[0] = start
         if parallel_min_rows is not None and end - start >= parallel_min_rows:
-            bounds[1] = partition_threshold_parallel(
+            bounds[1], n_missing = partition_threshold_parallel(
                 codes_f, rows, start, end, int(out[OUT_LEFT_CODE]), missing_code,
                 out[OUT_MISSING_LEFT] != 0.0, buffer, -(-(end - start) // PARTITION_PIECE_ROWS),
             )  # fmt: skip
         else:
-            bounds[1] = partition_threshold(
+            bounds[1], n_missing = partition_threshold(
                 codes_f, rows, start, end, int(out[OUT_LEFT_CODE]), missing_code,
                 out[OUT_MISSING_LEFT] != 0.0, buffer,
             )  # fmt: skip
         bounds[2] = end
-        return 2
+        return 2, n_missing
     if multiway:
         counts = np.zeros(missing_code + 1, dtype=np.int64)
         for i in range(start, end):
@@ -197,7 +198,7 @@ def _partition(codes_f, rows, start, end, out, mask, missing_code, multiway, buf
         codes_f, rows, start, end, np.maximum(coc[: missing_code + 1], 0), n_children, buffer,
         bounds,
     )  # fmt: skip
-    return n_children
+    return n_children, np.int64(-1)
 
 
 @njit(cache=True)
@@ -849,7 +850,7 @@ def _grow(data, search, rng, kept, limits, parallel_min_rows, thresholds, buffer
         f = int(split[OUT_FEATURE])
         codes_f = codes.T[f]  # (C-contiguous, as the Python loop passes it)
         missing_code = n_codes[f]
-        n_children = _partition(
+        n_children, known_missing = _partition(
             codes_f, rows, start, end, split, mask, missing_code, multiway, partition_buffer,
             coc, bounds, parallel_min_rows,
         )  # fmt: skip
@@ -862,7 +863,7 @@ def _grow(data, search, rng, kept, limits, parallel_min_rows, thresholds, buffer
             n_missing = summarise_children_parallel(
                 rows, bounds[: n_children + 1], codes_f, missing_code, y_class, y_value, weight,
                 is_classification, marks, child_stats[:n_children], parent_stats, exact_sums,
-                PARTITION_PIECE_ROWS,
+                known_missing, PARTITION_PIECE_ROWS,
             )  # fmt: skip
             if sorted_rows.shape[0]:
                 partition_sorted_rows_parallel(
@@ -872,7 +873,7 @@ def _grow(data, search, rng, kept, limits, parallel_min_rows, thresholds, buffer
             n_missing = summarise_children(
                 rows, bounds[: n_children + 1], codes_f, missing_code, y_class, y_value, weight,
                 is_classification, marks, sorted_rows, sorted_codes, sorted_buffer,
-                child_stats[:n_children], parent_stats, exact_sums,
+                child_stats[:n_children], parent_stats, exact_sums, known_missing,
             )  # fmt: skip
         pool, free, n_free = _child_histograms(
             data, histograms, pool, free, n_free, parent_slot, bounds, n_children, slots,

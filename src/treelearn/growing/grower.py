@@ -984,14 +984,14 @@ class Grower:
         feature = int(out[split_kernels.OUT_FEATURE])
         codes_f = self.codes[:, feature]
         missing_code = int(self.n_codes[feature])
-        bounds, child_of_code, surrogates = self._partition(node, feature, out, mask)
+        bounds, child_of_code, surrogates, known_missing = self._partition(node, feature, out, mask)
         bounds_array = np.asarray(bounds, dtype=np.int64)
         child_stats = np.empty((len(bounds) - 1, self.n_channels))
         n_missing = partition_kernels.summarise_children(
             self.rows, bounds_array, codes_f, missing_code, self.y_class, self.y_value,
             self.weight, self.is_classification, self.child_of_row, self.sorted_rows,
             self.sorted_codes, self.sorted_buffer, child_stats, node.stats,
-            self.is_classification and self.whole_weights,
+            self.is_classification and self.whole_weights, known_missing,
         )  # fmt: skip
         hists = self._child_histograms(node, bounds)
         node.hist = None
@@ -1029,7 +1029,9 @@ class Grower:
         """Reorder the node's rows child by child.
 
         Returns the children's run boundaries in ``rows``, the child of each
-        code (None for a threshold split) and the node's surrogates (or None).
+        code (None for a threshold split), the node's surrogates (or None) and
+        the number of its rows missing ``feature`` where the partition counted
+        them (a threshold split without surrogates; -1 otherwise).
         A multiway split has one child per category; rows missing its feature
         go to the most frequent category's child until C4.5's fractional
         rows arrive.
@@ -1051,20 +1053,20 @@ class Grower:
             child_of_code = None
         if self.surrogate_mode:
             surrogates, middle = self._surrogate_partition(node, feature, out, mask)
-            return [node.start, middle, node.end], child_of_code, surrogates
+            return [node.start, middle, node.end], child_of_code, surrogates, -1
         if child_of_code is None:
-            middle = partition_kernels.partition_threshold(
+            middle, n_missing = partition_kernels.partition_threshold(
                 codes_f, self.rows, node.start, node.end, int(out[split_kernels.OUT_LEFT_CODE]),
                 missing_code, bool(out[split_kernels.OUT_MISSING_LEFT]), self.partition_buffer,
             )  # fmt: skip
-            return [node.start, middle, node.end], None, None
+            return [node.start, middle, node.end], None, None, int(n_missing)
         n_children = missing_code if self.multiway else 2
         bounds = np.empty(n_children + 1, dtype=np.int64)
         partition_kernels.partition_by_child(
             codes_f, self.rows, node.start, node.end, np.maximum(child_of_code, 0), n_children,
             self.partition_buffer, bounds,
         )  # fmt: skip
-        return bounds.tolist(), child_of_code, None
+        return bounds.tolist(), child_of_code, None, -1
 
     def _threshold(self, feature, out):
         """The threshold value of a numeric split (+inf for "known left, missing right")."""

@@ -113,10 +113,11 @@ def partition_sorted_rows_parallel(sorted_rows, sorted_codes, start, end, child_
 
 @njit(cache=True, _nrt=False)
 def _summarise_run(k, rows, lo, hi, codes_f, missing_code, y_class, y_value, weight,
-                   is_classification, child_of_row, stats_row, add_stats):  # fmt: skip
+                   is_classification, child_of_row, stats_row, add_stats,
+                   count_missing):  # fmt: skip
     """The rows ``rows[lo:hi]`` of child ``k``: added to ``stats_row`` (when
     ``add_stats``), marked as its rows (when ``child_of_row`` is not empty);
-    returns how many of them miss the split feature.
+    returns how many of them miss the split feature (0 unless ``count_missing``).
 
     Without reference counting: ``stats_row`` passed on to :func:`add_row` at
     every row would otherwise count a reference up and down each time."""
@@ -139,7 +140,8 @@ def _summarise_run(k, rows, lo, hi, codes_f, missing_code, y_class, y_value, wei
             sum_w += w
             sum_wy += w * v
             sum_wyy += w * v * v
-            n_missing += codes_f[r] == missing_code
+            if count_missing:
+                n_missing += codes_f[r] == missing_code
         stats_row[0] = n
         stats_row[1] = sum_w
         stats_row[2] = sum_wy
@@ -151,7 +153,7 @@ def _summarise_run(k, rows, lo, hi, codes_f, missing_code, y_class, y_value, wei
             child_of_row[r] = k
         if add_stats:
             add_row(stats_row, r, y_class, y_value, weight, is_classification)
-        if codes_f[r] == missing_code:
+        if count_missing and codes_f[r] == missing_code:
             n_missing += 1
     return n_missing
 
@@ -185,6 +187,14 @@ def _subtract_siblings(parent_stats, stats_out, largest):
         stats_out[largest, c] = value
 
 
+@njit(cache=True, inline="always")
+def _skips_largest(largest, known_missing, child_of_row):
+    """Whether the largest child's rows need no visit: its statistics are subtracted
+    (``largest`` not -1), the missing rows were counted by the partition, and no
+    row is marked with its child."""
+    return largest >= 0 and known_missing >= 0 and child_of_row.shape[0] == 0
+
+
 @njit(cache=True)
 def summarise_children(
     rows,
@@ -202,6 +212,7 @@ def summarise_children(
     stats_out,
     parent_stats,
     exact_sums,
+    known_missing,
 ):
     """After a partition: each child's statistics row, the child of every row,
     and each feature's code-ordered runs (and their codes, unless
@@ -222,15 +233,26 @@ def summarise_children(
     numbers, to the bit, as summing its rows), and its rows are only counted
     and marked: a class weight added row by row is a chain of loads and stores
     through memory, the costliest step here.
+
+    ``known_missing``: how many of the node's rows miss the split feature, as the
+    partition counted them (:func:`partition_threshold`), or -1 to count them
+    here. When it is known and no row is marked, the largest child's rows
+    (subtracted) are not visited at all.
     """
     largest = _child_to_subtract(bounds, exact_sums)
+    count_missing = known_missing < 0
+    skip_largest = _skips_largest(largest, known_missing, child_of_row)
     n_missing = 0
     for k in range(bounds.shape[0] - 1):
         stats_out[k, :] = 0.0
+        if k == largest and skip_largest:
+            continue
         n_missing += _summarise_run(
             k, rows, bounds[k], bounds[k + 1], codes_f, missing_code, y_class, y_value, weight,
-            is_classification, child_of_row, stats_out[k], k != largest,
+            is_classification, child_of_row, stats_out[k], k != largest, count_missing,
         )  # fmt: skip
+    if not count_missing:
+        n_missing = known_missing
     if largest >= 0:
         _subtract_siblings(parent_stats, stats_out, largest)
     if sorted_rows.shape[0] > 0:
@@ -243,30 +265,36 @@ def summarise_children(
 @njit(cache=True, parallel=True)
 def summarise_children_parallel(
     rows, bounds, codes_f, missing_code, y_class, y_value, weight, is_classification,
-    child_of_row, stats_out, parent_stats, exact_sums, piece_rows,
+    child_of_row, stats_out, parent_stats, exact_sums, known_missing, piece_rows,
 ):  # fmt: skip
     """:func:`summarise_children` without the presorted runs, on numba's threads,
     with the same statistics to the bit whatever the thread count.
 
     Without ``exact_sums`` (sums that depend on their order), each child's
-    rows are summed in order by one thread. With them, the node's run is cut
-    into pieces of about ``piece_rows`` rows, each summed on its own (the
-    children other than the largest) and the pieces then added: the threads
+    rows are summed in order by one thread. With them, the rows visited (the
+    node's run; the smaller child's of two when the largest's need no visit)
+    are cut into pieces of about ``piece_rows`` rows, each summed on its own
+    (the children other than the largest) and the pieces then added: the threads
     share the rows evenly however unequal the children are.
     """
     n_children = bounds.shape[0] - 1
+    count_missing = known_missing < 0
     if not exact_sums:
         missing_of_child = np.zeros(n_children, dtype=np.int64)
         for k in prange(n_children):
             stats_out[k, :] = 0.0
             missing_of_child[k] = _summarise_run(
                 k, rows, bounds[k], bounds[k + 1], codes_f, missing_code, y_class, y_value,
-                weight, is_classification, child_of_row, stats_out[k], True,
+                weight, is_classification, child_of_row, stats_out[k], True, count_missing,
             )  # fmt: skip
-        return missing_of_child.sum()
+        return missing_of_child.sum() if count_missing else known_missing
     largest = _child_to_subtract(bounds, exact_sums)
+    skip_largest = _skips_largest(largest, known_missing, child_of_row)
     start = bounds[0]
     n = bounds[n_children] - start
+    if skip_largest and n_children == 2:
+        start = bounds[1 - largest]
+        n = bounds[2 - largest] - start
     n_pieces = max(1, -(-n // piece_rows))
     pieces = np.zeros((n_pieces, n_children, stats_out.shape[1]))
     missing_of_piece = np.zeros(n_pieces, dtype=np.int64)
@@ -276,16 +304,16 @@ def summarise_children_parallel(
         for k in range(n_children):
             lo = max(first, bounds[k])
             hi = min(stop, bounds[k + 1])
-            if lo < hi:
+            if lo < hi and not (k == largest and skip_largest):
                 missing_of_piece[p] += _summarise_run(
                     k, rows, lo, hi, codes_f, missing_code, y_class, y_value, weight,
-                    is_classification, child_of_row, pieces[p, k], k != largest,
+                    is_classification, child_of_row, pieces[p, k], k != largest, count_missing,
                 )  # fmt: skip
     stats_out[:, :] = 0.0
     for p in range(n_pieces):
         stats_out += pieces[p]
     _subtract_siblings(parent_stats, stats_out, largest)
-    return missing_of_piece.sum()
+    return missing_of_piece.sum() if count_missing else known_missing
 
 
 @njit(cache=True, _nrt=False)
@@ -293,14 +321,18 @@ def partition_threshold(codes_f, rows, start, end, left_code, missing_code, miss
     """Stable in-place partition of ``rows[start:end]`` by ``code <= left_code``.
 
     Rows whose code is ``missing_code`` go left iff ``missing_left``. Returns
-    the index where the right child's rows begin.
+    the index where the right child's rows begin and the number of rows with
+    that code (the children's summaries need not read the codes again).
     """
     n_left = 0
     n_right = 0
+    n_missing = 0
     for i in range(start, end):
         r = rows[i]
         code = codes_f[r]
-        goes_left = missing_left if code == missing_code else code <= left_code
+        is_missing = code == missing_code
+        n_missing += is_missing
+        goes_left = missing_left if is_missing else code <= left_code
         # Both places written, one kept: no branch on the side, which is random.
         rows[start + n_left] = r
         buffer[n_right] = r
@@ -308,7 +340,7 @@ def partition_threshold(codes_f, rows, start, end, left_code, missing_code, miss
         n_right += not goes_left
     for i in range(n_right):  # (a loop: a slice copy may allocate)
         rows[start + n_left + i] = buffer[i]
-    return start + n_left
+    return start + n_left, n_missing
 
 
 @njit(cache=True, parallel=True)
@@ -321,23 +353,29 @@ def partition_threshold_parallel(
 
     Each piece first partitions itself into its own span of ``buffer`` (left
     rows from its front, right rows from its back, reversed), then every piece
-    copies its two parts to their places in ``rows``.
+    copies its two parts to their places in ``rows``. Returns what
+    :func:`partition_threshold` returns.
     """
     n = end - start
     n_left = np.empty(n_pieces, dtype=np.int64)
+    n_missing = np.empty(n_pieces, dtype=np.int64)
     for p in prange(n_pieces):
         first = n * p // n_pieces
         stop = n * (p + 1) // n_pieces
         left = first
         right = stop - 1
+        missing = 0
         for i in range(start + first, start + stop):
             r = rows[i]
             code = codes_f[r]
-            goes_left = missing_left if code == missing_code else code <= left_code
+            is_missing = code == missing_code
+            missing += is_missing
+            goes_left = missing_left if is_missing else code <= left_code
             buffer[left if goes_left else right] = r
             left += goes_left
             right -= not goes_left
         n_left[p] = left - first
+        n_missing[p] = missing
     left_before = np.zeros(n_pieces + 1, dtype=np.int64)
     for p in range(n_pieces):
         left_before[p + 1] = left_before[p] + n_left[p]
@@ -351,7 +389,7 @@ def partition_threshold_parallel(
         right_at = middle + first - left_before[p]
         for i in range(stop - first - n_left[p]):
             rows[right_at + i] = buffer[stop - 1 - i]
-    return middle
+    return middle, n_missing.sum()
 
 
 @njit(cache=True)
