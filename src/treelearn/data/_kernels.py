@@ -36,7 +36,7 @@ Prefix tables
     binary search's. Quantile edges rarely share a prefix (none of 255 did on
     any of 20 normal columns), and one compare takes no branch: 43 ms for
     800,000 x 20 float32 values of a C-ordered matrix against 134 ms for the
-    blocked binary search (an Intel Xeon, one thread). A column with a prefix
+    blocked binary search (an AMD EPYC with AVX-512, one thread). A column with a prefix
     of several edges (``crowded``) counts them in a loop.
 
 Sorting
