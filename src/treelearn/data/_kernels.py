@@ -267,16 +267,11 @@ def _prefix_matrix_range(matrix, columns, tables, edge_rows, crowded, missing_co
         for t in range(columns.shape[0]):
             j = columns[t]
             missing_code = missing_codes[t]
-            if crowded[t]:
-                for i in range(block, block_stop):
-                    x = np.float64(matrix[i, j])
-                    code = _prefix_code(tables, edge_rows, t, x, True)
-                    out[i, j] = missing_code if x != x else code
-            else:
-                for i in range(block, block_stop):
-                    x = np.float64(matrix[i, j])
-                    code = _prefix_code(tables, edge_rows, t, x, False)
-                    out[i, j] = missing_code if x != x else code
+            column_crowded = crowded[t]
+            for i in range(block, block_stop):
+                x = np.float64(matrix[i, j])
+                code = _prefix_code(tables, edge_rows, t, x, column_crowded)
+                out[i, j] = missing_code if x != x else code
 
 
 @njit(cache=True)
