@@ -58,11 +58,11 @@ Nominal columns
 """
 
 import functools
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
 from treelearn._dtypes import code_dtype_for
+from treelearn._threads import thread_pool
 from treelearn.data import _kernels
 
 #: Columns with more known values than this take their bin edges from a sample of this size.
@@ -298,8 +298,7 @@ def sort_samples(samples, n_threads=1):
     if n_threads <= 1 or samples.shape[0] < 2:
         samples.sort(axis=1)
         return
-    with ThreadPoolExecutor(n_threads) as pool:
-        list(pool.map(np.ndarray.sort, samples))
+    list(thread_pool(n_threads).map(np.ndarray.sort, samples))
 
 
 def write_bin_codes(values, edges, out):

@@ -1,7 +1,6 @@
 """The training data as the engine sees it: a matrix of codes plus what maps them back."""
 
 from collections import deque
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -9,6 +8,7 @@ import numba
 import numpy as np
 
 from treelearn._dtypes import code_dtype_for
+from treelearn._threads import thread_pool
 from treelearn.data import binning
 from treelearn.data._kernels import copy_matrix_columns
 from treelearn.data.binning import (
@@ -368,11 +368,11 @@ def _column_results(work, columns, n_threads):
         for j in columns:
             yield work(j)
         return
-    with ThreadPoolExecutor(n_threads) as pool:
-        pending = deque()
-        for j in columns:
-            if len(pending) == n_threads:
-                yield pending.popleft().result()
-            pending.append(pool.submit(work, j))
-        while pending:
+    pool = thread_pool(n_threads)
+    pending = deque()
+    for j in columns:
+        if len(pending) == n_threads:
             yield pending.popleft().result()
+        pending.append(pool.submit(work, j))
+    while pending:
+        yield pending.popleft().result()

@@ -55,7 +55,6 @@ Split records
 import ctypes
 import functools
 import sys
-from concurrent.futures import ThreadPoolExecutor
 
 import numba
 import numpy as np
@@ -70,6 +69,7 @@ from treelearn._dtypes import (
     code_dtype_for,
     n_channels,
 )
+from treelearn._threads import thread_pool
 from treelearn.criteria import HISTOGRAM_CRITERIA, criterion_id
 from treelearn.criteria._kernels import weighted_impurity
 from treelearn.criteria.measures import conditional_entropy, conditional_gini
@@ -592,9 +592,9 @@ class Grower:
                 frontier, items,
             )  # fmt: skip
 
-        with ThreadPoolExecutor(self.n_threads) as pool:
-            results = list(pool.map(grow, batches))
-            return _stitched_table(pool, self.n_threads, tables, frontier, batches, results)
+        pool = thread_pool(self.n_threads)
+        results = list(pool.map(grow, batches))
+        return _stitched_table(pool, self.n_threads, tables, frontier, batches, results)
 
     def _threshold_tables(self):
         """Per feature what the numba loop needs of :meth:`Dataset.threshold`: kind
