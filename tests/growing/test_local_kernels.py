@@ -3,8 +3,9 @@
 The whole-tree tests of ``test_loop_kernels.py`` cannot see every fault of
 these kernels: rows of one code summed in another order change a gain in its
 last bit at most, which rarely changes a tree. So each partition is checked
-here directly: stable, every row moved with its key, rows outside the node
-untouched, and (for the one-sided partitions) the kept child's run exact.
+here directly: stable, every row moved with its key into the other copy, the
+node's copy and the other copy's rows outside the node untouched, and (for the
+one-sided partitions) the kept child's run exact.
 """
 
 import numpy as np
@@ -50,44 +51,62 @@ def _expected_runs(order, keys, a, b, goes_left):
     return n_left, lefts, rights
 
 
-@SETTINGS
-@given(runs=local_runs())
-def test_partition_orders_is_a_stable_split_of_every_run(runs):
-    order, keys, a, b, goes_left = runs
-    n_left, lefts, rights = _expected_runs(order, keys, a, b, goes_left)
-    new_order, new_keys = order.copy(), keys.copy()
-    m = order.shape[1]
-    local_kernels._partition_orders(
-        new_order, new_keys, a, b, goes_left, np.empty(m, np.int32), np.empty(m, np.uint8)
-    )
-    for f in range(order.shape[0]):
-        np.testing.assert_array_equal(new_order[f, a : a + n_left], lefts[f][0])
-        np.testing.assert_array_equal(new_keys[f, a : a + n_left], lefts[f][1])
-        np.testing.assert_array_equal(new_order[f, a + n_left : b], rights[f][0])
-        np.testing.assert_array_equal(new_keys[f, a + n_left : b], rights[f][1])
-    for new, old in ((new_order, order), (new_keys, keys)):
-        np.testing.assert_array_equal(new[:, :a], old[:, :a])
-        np.testing.assert_array_equal(new[:, b:], old[:, b:])
+def _two_copies(order, keys, source):
+    """``(local_order, local_keys)`` of two copies: ``order`` and ``keys`` in copy
+    ``source``, other numbers in the other copy (which the kernels write into)."""
+    rng = np.random.default_rng(order.size)
+    two_orders = rng.integers(0, 1000, (2, *order.shape)).astype(np.int32)
+    two_keys = rng.integers(0, 255, (2, *keys.shape)).astype(np.uint8)
+    two_orders[source] = order
+    two_keys[source] = keys
+    return two_orders, two_keys
+
+
+def _assert_only_the_node_written(new, old, source, a, b):
+    """Copy ``source`` as it was; the other copy as it was outside ``[a, b)``."""
+    np.testing.assert_array_equal(new[source], old[source])
+    np.testing.assert_array_equal(new[1 - source, :, :a], old[1 - source, :, :a])
+    np.testing.assert_array_equal(new[1 - source, :, b:], old[1 - source, :, b:])
 
 
 @SETTINGS
-@given(runs=local_runs())
-def test_one_sided_partitions_keep_their_childs_run(runs):
+@given(runs=local_runs(), source=st.integers(0, 1))
+def test_partition_orders_is_a_stable_split_of_every_run(runs, source):
     order, keys, a, b, goes_left = runs
     n_left, lefts, rights = _expected_runs(order, keys, a, b, goes_left)
-    left_order, left_keys = order.copy(), keys.copy()
-    local_kernels._keep_left_orders(left_order, left_keys, a, b, goes_left)
-    right_order, right_keys = order.copy(), keys.copy()
-    local_kernels._keep_right_orders(right_order, right_keys, a, b, goes_left)
+    two_orders, two_keys = _two_copies(order, keys, source)
+    new_orders, new_keys = two_orders.copy(), two_keys.copy()
+    local_kernels._partition_orders(new_orders, new_keys, source, a, a + n_left, b, goes_left)
+    target = 1 - source
     for f in range(order.shape[0]):
-        np.testing.assert_array_equal(left_order[f, a : a + n_left], lefts[f][0])
-        np.testing.assert_array_equal(left_keys[f, a : a + n_left], lefts[f][1])
-        np.testing.assert_array_equal(right_order[f, a + n_left : b], rights[f][0])
-        np.testing.assert_array_equal(right_keys[f, a + n_left : b], rights[f][1])
-    for new in (left_order, left_keys, right_order, right_keys):
-        old = order if new.dtype == order.dtype else keys
-        np.testing.assert_array_equal(new[:, :a], old[:, :a])
-        np.testing.assert_array_equal(new[:, b:], old[:, b:])
+        np.testing.assert_array_equal(new_orders[target, f, a : a + n_left], lefts[f][0])
+        np.testing.assert_array_equal(new_keys[target, f, a : a + n_left], lefts[f][1])
+        np.testing.assert_array_equal(new_orders[target, f, a + n_left : b], rights[f][0])
+        np.testing.assert_array_equal(new_keys[target, f, a + n_left : b], rights[f][1])
+    _assert_only_the_node_written(new_orders, two_orders, source, a, b)
+    _assert_only_the_node_written(new_keys, two_keys, source, a, b)
+
+
+@SETTINGS
+@given(runs=local_runs(), source=st.integers(0, 1))
+def test_one_sided_partitions_keep_their_childs_run(runs, source):
+    order, keys, a, b, goes_left = runs
+    n_left, lefts, rights = _expected_runs(order, keys, a, b, goes_left)
+    two_orders, two_keys = _two_copies(order, keys, source)
+    left_orders, left_keys = two_orders.copy(), two_keys.copy()
+    local_kernels._keep_left_orders(left_orders, left_keys, source, a, b, goes_left)
+    right_orders, right_keys = two_orders.copy(), two_keys.copy()
+    local_kernels._keep_right_orders(right_orders, right_keys, source, a, b, goes_left)
+    target = 1 - source
+    for f in range(order.shape[0]):
+        np.testing.assert_array_equal(left_orders[target, f, a : a + n_left], lefts[f][0])
+        np.testing.assert_array_equal(left_keys[target, f, a : a + n_left], lefts[f][1])
+        np.testing.assert_array_equal(right_orders[target, f, a + n_left : b], rights[f][0])
+        np.testing.assert_array_equal(right_keys[target, f, a + n_left : b], rights[f][1])
+    for new in (left_orders, right_orders):
+        _assert_only_the_node_written(new, two_orders, source, a, b)
+    for new in (left_keys, right_keys):
+        _assert_only_the_node_written(new, two_keys, source, a, b)
 
 
 @SETTINGS
