@@ -153,26 +153,27 @@ def _partition_node(local_codes, f, node_rows, a, b, left_code, missing_code, mi
     ``f``), marking ``goes_left``; each child's statistics summed in node order.
     Returns the first right row and the number of rows missing the split feature."""
     child_stats[:, :] = 0.0
-    n_left = 0
-    n_right = 0
+    left_at = np.uint64(a)  # (unsigned: see _partition_orders)
+    n_right = np.uint64(0)
     n_missing = 0
-    for i in range(a, b):
-        j = node_rows[i]
-        code = local_codes[f, j]
+    codes_f = local_codes[f]
+    for i in range(np.uint64(a), np.uint64(b)):
+        j = np.uint64(node_rows[i])
+        code = codes_f[j]
         is_missing = code == missing_code
         n_missing += is_missing
         left = missing_left if is_missing else code <= left_code
         goes_left[j] = left
         # Both places written, one kept: no branch on the side, which is random.
-        node_rows[a + n_left] = j
+        node_rows[left_at] = j
         spare_rows[n_right] = j
-        n_left += left
-        n_right += not left
+        left_at += np.uint64(left)
+        n_right += np.uint64(not left)
         add_gathered_row(child_stats[0 if left else 1], j, targets[0], targets[1], targets[1],
                          is_classification)  # fmt: skip
     for i in range(n_right):
-        node_rows[a + n_left + i] = spare_rows[i]
-    return a + n_left, n_missing
+        node_rows[left_at + i] = spare_rows[i]
+    return int(left_at), n_missing
 
 
 @njit(cache=True, _nrt=False)

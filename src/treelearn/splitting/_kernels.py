@@ -953,7 +953,7 @@ def values_by_cuts_inlined(keys, order, m, row_weight, row_value, total, parent_
     # from +0.0 are never -0.0): the one-pass scan's sums to the bit.
     stays = 1.0
     for i in range(m - 1):
-        j = order[i]
+        j = np.uint64(order[i])  # (unsigned: see _partition_orders of local mode)
         v = row_value[j]
         # A cut after row i has i + 1 rows left (a sum of ones: exact).
         cut_rows[0, n_cuts] = i + 1.0
@@ -1245,8 +1245,8 @@ def whole_gini_by_cuts_inlined(keys, order, m, row_weight, row_class, total, par
     n_cuts = 0
     cut_rows[5, 0] = keys[0]
     for i in range(m - 1):
-        j = order[i]
-        c = 1 + int(row_class[j])
+        j = np.uint64(order[i])  # (unsigned: see _partition_orders of local mode)
+        c = np.uint64(1 + int(row_class[j]))
         w = 1.0 if row_weight is None else row_weight[j]
         before = left[c]
         sq_left = _squares_after_adding(sq_left, before, w)

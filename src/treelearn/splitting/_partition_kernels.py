@@ -130,8 +130,8 @@ def _summarise_run(k, rows, lo, hi, codes_f, missing_code, y_class, y_value, wei
         sum_w = stats_row[1]
         sum_wy = stats_row[2]
         sum_wyy = stats_row[3]
-        for i in range(lo, hi):
-            r = rows[i]
+        for i in range(np.uint64(lo), np.uint64(hi)):
+            r = np.uint64(rows[i])  # (unsigned: see partition_threshold)
             if mark_rows:
                 child_of_row[r] = k
             w = weight[r]
@@ -147,8 +147,8 @@ def _summarise_run(k, rows, lo, hi, codes_f, missing_code, y_class, y_value, wei
         stats_row[2] = sum_wy
         stats_row[3] = sum_wyy
         return n_missing
-    for i in range(lo, hi):
-        r = rows[i]
+    for i in range(np.uint64(lo), np.uint64(hi)):
+        r = np.uint64(rows[i])
         if mark_rows:
             child_of_row[r] = k
         if add_stats:
@@ -324,23 +324,26 @@ def partition_threshold(codes_f, rows, start, end, left_code, missing_code, miss
     the index where the right child's rows begin and the number of rows with
     that code (the children's summaries need not read the codes again).
     """
-    n_left = 0
-    n_right = 0
+    # Unsigned positions and rows: numba adds a signed index's length where it is
+    # negative, a few instructions at every read and write (see
+    # treelearn.growing._local_kernels._partition_orders).
+    left_at = np.uint64(start)
+    n_right = np.uint64(0)
     n_missing = 0
-    for i in range(start, end):
+    for i in range(np.uint64(start), np.uint64(end)):
         r = rows[i]
-        code = codes_f[r]
+        code = codes_f[np.uint64(r)]
         is_missing = code == missing_code
         n_missing += is_missing
         goes_left = missing_left if is_missing else code <= left_code
         # Both places written, one kept: no branch on the side, which is random.
-        rows[start + n_left] = r
+        rows[left_at] = r
         buffer[n_right] = r
-        n_left += goes_left
-        n_right += not goes_left
+        left_at += np.uint64(goes_left)
+        n_right += np.uint64(not goes_left)
     for i in range(n_right):  # (a loop: a slice copy may allocate)
-        rows[start + n_left + i] = buffer[i]
-    return start + n_left, n_missing
+        rows[left_at + i] = buffer[i]
+    return int(left_at), n_missing
 
 
 @njit(cache=True, parallel=True)
@@ -362,19 +365,19 @@ def partition_threshold_parallel(
     for p in prange(n_pieces):
         first = n * p // n_pieces
         stop = n * (p + 1) // n_pieces
-        left = first
-        right = stop - 1
+        left = np.uint64(first)  # (unsigned: see partition_threshold)
+        right = np.uint64(stop - 1)
         missing = 0
-        for i in range(start + first, start + stop):
+        for i in range(np.uint64(start + first), np.uint64(start + stop)):
             r = rows[i]
-            code = codes_f[r]
+            code = codes_f[np.uint64(r)]
             is_missing = code == missing_code
             missing += is_missing
             goes_left = missing_left if is_missing else code <= left_code
             buffer[left if goes_left else right] = r
-            left += goes_left
-            right -= not goes_left
-        n_left[p] = left - first
+            left += np.uint64(goes_left)
+            right -= np.uint64(not goes_left)
+        n_left[p] = int(left) - first
         n_missing[p] = missing
     left_before = np.zeros(n_pieces + 1, dtype=np.int64)
     for p in range(n_pieces):

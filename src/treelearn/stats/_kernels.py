@@ -6,10 +6,14 @@ rows, the missing code last) and one column per statistics channel (see
 child's histogram is its parent's minus its siblings' (the subtraction trick).
 """
 
+import numpy as np
 from numba import njit, prange
 
 # ``_nrt=False``: these kernels neither allocate nor return arrays, so numba
 # compiles them without reference counting (see treelearn.splitting._kernels).
+# Rows and class indices index as unsigned numbers: numba adds a signed index's
+# length where it is negative, a few instructions at every read (see
+# treelearn.growing._local_kernels._partition_orders).
 
 
 @njit(cache=True, inline="always")
@@ -20,7 +24,7 @@ def add_gathered_row(out, j, row_weight, row_class, row_value, is_classification
     out[0] += 1.0
     w = row_weight[j]
     if is_classification:
-        out[1 + int(row_class[j])] += w
+        out[np.uint64(1 + int(row_class[j]))] += w
     else:
         v = row_value[j]
         out[1] += w
@@ -52,7 +56,7 @@ def gather_targets(rows, start, end, y_class, y_value, weight, is_classification
     ``with_weights=False``: ``gathered[1]`` only (rows of weight 1, whose
     ``gathered[0]`` holds ones already: half the random reads)."""
     for i in range(end - start):
-        r = rows[start + i]
+        r = np.uint64(rows[start + i])
         if with_weights:
             gathered[0, i] = weight[r]
         gathered[1, i] = y_class[r] if is_classification else y_value[r]
@@ -63,7 +67,7 @@ def build_histogram(codes_f, rows, start, end, y_class, y_value, weight, is_clas
     """Histogram of one feature over ``rows[start:end]`` into ``hist`` (zeroed first)."""
     hist[:, :] = 0.0
     for i in range(start, end):
-        r = rows[i]
+        r = np.uint64(rows[i])
         add_row(hist[codes_f[r]], r, y_class, y_value, weight, is_classification)
 
 
@@ -73,7 +77,7 @@ def build_gathered_histogram(codes_f, rows, start, end, gathered, is_classificat
     (:func:`gather_targets` of the same rows): the same sums, to the bit."""
     hist[:, :] = 0.0
     for i in range(start, end):
-        add_gathered_row(hist[codes_f[rows[i]]], i - start, gathered[0], gathered[1],
+        add_gathered_row(hist[codes_f[np.uint64(rows[i])]], i - start, gathered[0], gathered[1],
                          gathered[1], is_classification)  # fmt: skip
 
 
