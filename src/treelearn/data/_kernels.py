@@ -265,10 +265,12 @@ def _prefix_matrix_range(matrix, columns, tables, edge_rows, crowded, missing_co
     for block in range(start, stop, BLOCK):
         block_stop = min(block + BLOCK, stop)
         for t in range(columns.shape[0]):
-            j = columns[t]
+            # Unsigned rows and column: numba adds a signed index's length where it is
+            # negative, a few instructions at every read and write.
+            j = np.uint64(columns[t])
             missing_code = missing_codes[t]
             column_crowded = crowded[t]
-            for i in range(block, block_stop):
+            for i in range(np.uint64(block), np.uint64(block_stop)):
                 x = np.float64(matrix[i, j])
                 code = _prefix_code(tables, edge_rows, t, x, column_crowded)
                 out[i, j] = missing_code if x != x else code
