@@ -127,7 +127,7 @@ def _load(codes, rows, start, end, y_class, y_value, weight, is_classification, 
     for f in range(local_codes.shape[0]):
         column = codes.T[f]
         for i in range(m):
-            local_codes[f, i] = column[np.uint64(rows[start + i])]  # (unsigned: see below)
+            local_codes[f, i] = column[np.uint64(rows[start + i])]  # (see _partition_orders)
         slot = sorted_slot[f]
         if slot >= 0:
             # The feature's rows are kept presorted: the node's run of them, renamed.
