@@ -849,8 +849,9 @@ def _try_value_cut(prev, code, left, known, total, missing, has_missing, parent_
 @njit(cache=True, inline="always")
 def _value_row(j, row_weight, row_value, stats):
     """``stats`` (a 4-tuple) with row ``j`` added, as :func:`add_gathered_row` adds it."""
-    w = row_weight[j]
-    v = row_value[j]
+    row = np.uint64(j)  # (unsigned: see _partition_orders of local mode)
+    w = row_weight[row]
+    v = row_value[row]
     return (stats[0] + 1.0, stats[1] + w, stats[2] + w * v, stats[3] + w * v * v)
 
 
@@ -1197,8 +1198,8 @@ def _scan_sorted_whole_gini(keys, order, m, missing_code, row_weight, row_class,
             _try_gini_cut(prev, code, n_left, w_left, squares, counts, weights, has_missing,
                           parent_cost, min_count, min_weight, best)  # fmt: skip
         while i < n_known and keys[i] == code:
-            j = order[i]
-            c = 1 + int(row_class[j])
+            j = np.uint64(order[i])  # (unsigned: see _partition_orders of local mode)
+            c = np.uint64(1 + int(row_class[j]))
             w = row_weight[j]
             squares = _moved_left(squares, left[c], w, total[c], total[c], missing[c],
                                   has_missing)  # fmt: skip

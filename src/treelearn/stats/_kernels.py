@@ -22,11 +22,12 @@ def add_gathered_row(out, j, row_weight, row_class, row_value, is_classification
     gathered ones: :func:`gather_targets`) to the statistics row ``out``: a
     count, then the class's weight, or the weight, ``w y`` and ``w y**2``."""
     out[0] += 1.0
-    w = row_weight[j]
+    row = np.uint64(j)  # (see the comment above the kernels)
+    w = row_weight[row]
     if is_classification:
-        out[np.uint64(1 + int(row_class[j]))] += w
+        out[np.uint64(1 + int(row_class[row]))] += w
     else:
-        v = row_value[j]
+        v = row_value[row]
         out[1] += w
         out[2] += w * v
         out[3] += w * v * v
