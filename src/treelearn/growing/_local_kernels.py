@@ -198,16 +198,17 @@ def _partition_orders(local_order, local_keys, source, a, middle, b, goes_left):
 
     Each row is written once, where its side's count says, and both counts move
     on by a selection: no branch on the side, which is random in every feature but
-    the split's (a branch mispredicted about one row in two: 4.8-6.3 ns a row and
-    feature, against 1.2-1.9 without it, on 20 features of 8-512 rows). Into the
-    other copy rather than in place: no row is written twice, and none of the right
-    child's copied back from a spare buffer."""
+    the split's (when it partitioned in place, a branch mispredicted about one row
+    in two: 4.8-6.3 ns a row and feature, against 1.2-1.9 without it, on 20
+    features of 8-512 rows). Into the other copy rather than in place: no row is
+    written twice, and none of the right child's copied back from a spare buffer
+    (20 features of 1,024 rows: 2.06 -> 1.62 ns a row and feature)."""
     for f in range(local_order.shape[1]):
         order_in, keys_in, order_out, keys_out = _runs_of(local_order, local_keys, source, f)
         # Unsigned positions: numba adds a signed index's length where it is
         # negative, a few instructions for each of the five reads and writes of a
-        # row (and no vectorising): 1.62 -> 0.59 ns a row and feature (20 features
-        # of 1,024 rows, an AMD EPYC).
+        # row: 1.62 -> 0.59 ns a row and feature (20 features of 1,024 rows, an
+        # AMD EPYC).
         left_at = np.uint64(a)
         right_at = np.uint64(middle)
         for i in range(np.uint64(a), np.uint64(b)):
