@@ -46,11 +46,15 @@ def _table(capacity):
 @pytest.mark.parametrize("capacity", [5, 10, 11])
 def test_tree_arrays_are_the_tables_columns(capacity):
     """Children and category maps in CSR form, the columns the table's first nodes:
-    the very arrays where they fill half the table or more, copies otherwise."""
+    views of the table, which ``trim_columns`` keeps where they fill half the table
+    or more and copies otherwise."""
     nodes, category_pool = _table(capacity)
     arrays = dict(
         zip(TREE_ARRAY_NAMES, node_tables.tree_arrays(nodes, 5, category_pool, True), strict=True)
     )
+    for name, column in zip(NODE_COLUMNS[:-1], nodes[:-1], strict=True):
+        assert np.shares_memory(arrays[name], column), name
+    arrays = node_tables.trim_columns(arrays, 5, capacity)
     np.testing.assert_array_equal(arrays["child_ptr"], [0, 2, 2, 4, 4, 4])
     np.testing.assert_array_equal(arrays["children"], [1, 2, 3, 4])
     np.testing.assert_array_equal(arrays["category_ptr"], [0, 0, 0, 3, 3, 3])

@@ -131,20 +131,26 @@ def initial_capacity(n_rows, n_values, n_links, max_bytes):
     return max(min(2 * n_rows - 1, max_bytes // node_bytes(n_values, n_links)), 1)
 
 
-@njit(cache=True)
-def _trimmed(column, n_nodes):
-    """The first ``n_nodes`` entries of ``column``: a view where they fill half of it
-    or more (the rest was never written: no memory), else a copy (so that a small
-    tree does not hold a large table)."""
-    if 2 * n_nodes >= column.shape[0]:
-        return column[:n_nodes]
-    return column[:n_nodes].copy()
+def trim_columns(arrays, n_nodes, capacity):
+    """Replace in ``arrays`` (:func:`tree_arrays`' arrays by name, the table of
+    ``capacity`` nodes let go of) each of the table's columns by a copy of its
+    ``n_nodes`` nodes where they fill less than half of it, one column at a time:
+    so a small tree does not hold a large table's room (never written: address
+    space, not memory), and a column and its copy are the only ones held twice
+    (where all were copied while the whole table was held, a tree of 10 classes and
+    289k nodes, in a table of 1.6M, held 25 MB of copies at once)."""
+    if 2 * n_nodes >= capacity:
+        return arrays
+    for name in NODE_COLUMNS:
+        if name in arrays:
+            arrays[name] = arrays[name].copy()  # (the view let go of: its column freed)
+    return arrays
 
 
 @njit(cache=True)
 def tree_arrays(nodes, n_nodes, category_pool, keep_codes):
     """The Tree's arrays (:data:`TREE_ARRAY_NAMES`) from the first ``n_nodes`` nodes of
-    the table ``nodes``: its columns (views, see :func:`_trimmed`), children and
+    the table ``nodes``: its columns (views, see :func:`trim_columns`), children and
     category maps in node order (``category_ptr`` empty where no node has a map: all
     zeros), then each threshold split's left and right codes (-1 elsewhere; int32,
     for the grower only; none unless ``keep_codes``, which the table's columns must
@@ -178,10 +184,10 @@ def tree_arrays(nodes, n_nodes, category_pool, keep_codes):
         left_code[i] = links[i, K_LEFT_CODE]
         right_code[i] = links[i, K_RIGHT_CODE]
     return (
-        _trimmed(feature, n_nodes), _trimmed(kind, n_nodes), _trimmed(threshold, n_nodes),
-        child_ptr, children, category_ptr, category_child, _trimmed(missing, n_nodes),
-        _trimmed(value, n_nodes), _trimmed(n_samples, n_nodes), _trimmed(weight, n_nodes),
-        _trimmed(impurity, n_nodes), left_code, right_code,
+        feature[:n_nodes], kind[:n_nodes], threshold[:n_nodes],
+        child_ptr, children, category_ptr, category_child, missing[:n_nodes],
+        value[:n_nodes], n_samples[:n_nodes], weight[:n_nodes],
+        impurity[:n_nodes], left_code, right_code,
     )  # fmt: skip
 
 
