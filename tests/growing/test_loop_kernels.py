@@ -425,13 +425,79 @@ def test_whole_weights_grow_the_same_tree(path, max_bins, nominal, monkeypatch):
             whole = Grower(dataset, y, w, n_classes, spec, np.random.default_rng(0))
             assert whole.whole_weights
             with pytest.MonkeyPatch.context() as patch:
-                patch.setattr(grower_module, "_are_whole", lambda weight: False)
+                patch.setattr(grower_module, "_are_whole", lambda weight, n_rows: False)
                 channel_rows = Grower(dataset, y, w, n_classes, spec, np.random.default_rng(0))
             assert not channel_rows.whole_weights
             assert_same_tree(whole.grow(), channel_rows.grow())
     fractional = weights_for("floats", y, n_classes, seed=21)
     grower = Grower(dataset, y, fractional, n_classes, spec, np.random.default_rng(0))
     assert not grower.whole_weights
+
+
+NO_WEIGHTS_SETTINGS = {
+    "one thread": ({}, 1),
+    "features drawn": ({"max_features": 3}, 1),
+    "min_weight_leaf": ({"min_weight_leaf": 3.5, "min_samples_leaf": 2}, 1),
+    "subtrees on two threads": ({"min_samples_leaf": 2}, 2),
+}
+
+
+@pytest.mark.parametrize("path", list(PATHS))
+@pytest.mark.parametrize("setting", list(NO_WEIGHTS_SETTINGS))
+@pytest.mark.parametrize("max_bins", [None, 16])
+def test_no_sample_weights_store_none_and_grow_the_tree_of_ones(path, setting, max_bins,
+                                                                monkeypatch):  # fmt: skip
+    """``sample_weight=None``: the numba loop stores no weights (an empty array, read
+    as every row weighing 1) and grows the Tree of an array of ones, bit for bit, on
+    every statistics path, in local mode, on threads and with features drawn."""
+    for constant, value in PATHS[path].items():
+        monkeypatch.setattr(grower_module, constant, value)
+    monkeypatch.setattr(grower_module, "PARALLEL_MIN_ROWS", 64)
+    monkeypatch.setattr(grower_module, "SUBTREE_MIN_ROWS", 8)
+    changes, n_threads = NO_WEIGHTS_SETTINGS[setting]
+    frame = make_frame(1500, seed=23, n_numeric=4)
+    dataset = build_dataset(frame, max_bins=max_bins)
+    for task in ("binary", "multiclass", "regression"):
+        y, n_classes = make_target(frame, task, seed=23)
+        spec = spec_for(n_classes, **changes)
+        with numba_threads(n_threads):
+            unstored = Grower(dataset, y, None, n_classes, spec, np.random.default_rng(0),
+                              n_threads)  # fmt: skip
+            assert unstored.weight.shape == (0,) and unstored.whole_weights
+            ones = Grower(dataset, y, np.ones(len(frame)), n_classes, spec,
+                          np.random.default_rng(0), n_threads)  # fmt: skip
+            assert_same_tree(unstored.grow(), ones.grow())
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [
+        {"missing": "surrogate"},
+        "C4.5",
+        {"record_splits": True},
+        {"max_leaf_nodes": 9},
+    ],
+)
+def test_no_sample_weights_are_ones_where_the_numba_loop_does_not_grow(changes):
+    """Where the Python loop grows the tree (or split records are made after the
+    numba loop), ``sample_weight=None`` stores ones: the same Tree as given ones."""
+    frame = make_frame(300, seed=29)
+    dataset = build_dataset(frame)
+    y, n_classes = make_target(frame, "multiclass", seed=29)
+    spec = C45 if changes == "C4.5" else spec_for(n_classes, **changes)
+    ones = np.ones(len(frame))
+    stored = Grower(dataset, y, None, n_classes, spec, np.random.default_rng(0))
+    np.testing.assert_array_equal(stored.weight, ones)
+    given_ones = Grower(dataset, y, ones, n_classes, spec, np.random.default_rng(0))
+    assert_same_tree(stored.grow(), given_ones.grow())
+    # The numba loop turned off after the grower stored no weights: ones then.
+    unstored = Grower(dataset, y, None, n_classes, spec_for(n_classes), np.random.default_rng(0))
+    assert unstored.weight.shape == (0,)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(grower_module, "FAST_LOOP", False)
+        tree = unstored.grow()
+    given_ones = Grower(dataset, y, ones, n_classes, spec_for(n_classes), np.random.default_rng(0))
+    assert_same_tree(tree, given_ones.grow())
 
 
 @pytest.mark.parametrize("n_classes", [9, 40, 150])

@@ -31,6 +31,7 @@ from treelearn.stats._kernels import (
     add_row,
     build_histogram,
     gather_targets,
+    weight_at,
 )
 
 #: Slots of the ``out`` array of :func:`find_best_split`.
@@ -850,7 +851,7 @@ def _try_value_cut(prev, code, left, known, total, missing, has_missing, parent_
 def _value_row(j, row_weight, row_value, stats):
     """``stats`` (a 4-tuple) with row ``j`` added, as :func:`add_gathered_row` adds it."""
     row = np.uint64(j)  # (unsigned: see _partition_orders of local mode)
-    w = row_weight[row]
+    w = weight_at(row_weight, row)
     v = row_value[row]
     return (stats[0] + 1.0, stats[1] + w, stats[2] + w * v, stats[3] + w * v * v)
 
@@ -962,7 +963,7 @@ def values_by_cuts_inlined(keys, order, m, row_weight, row_value, total, parent_
             group_s = group_s * stays + v
             group_sq = group_sq * stays + v * v
         else:
-            w = row_weight[j]
+            w = weight_at(row_weight, j)
             group_w = group_w * stays + w
             group_s = group_s * stays + w * v
             group_sq = group_sq * stays + w * v * v
@@ -1178,7 +1179,7 @@ def _scan_sorted_whole_gini(keys, order, m, missing_code, row_weight, row_class,
     missing[:] = 0.0
     for i in range(n_known, m):
         j = order[i]
-        missing[1 + int(row_class[j])] += row_weight[j]
+        missing[1 + int(row_class[j])] += weight_at(row_weight, j)
     has_missing = n_known < m
     weights, squares, sq_missing = _whole_gini_start(total, total, missing)
     counts = (total[0], total[0], float(m - n_known))
@@ -1200,7 +1201,7 @@ def _scan_sorted_whole_gini(keys, order, m, missing_code, row_weight, row_class,
         while i < n_known and keys[i] == code:
             j = np.uint64(order[i])  # (unsigned: see _partition_orders of local mode)
             c = np.uint64(1 + int(row_class[j]))
-            w = row_weight[j]
+            w = weight_at(row_weight, j)
             squares = _moved_left(squares, left[c], w, total[c], total[c], missing[c],
                                   has_missing)  # fmt: skip
             left[c] += w
@@ -1248,7 +1249,7 @@ def whole_gini_by_cuts_inlined(keys, order, m, row_weight, row_class, total, par
     for i in range(m - 1):
         j = np.uint64(order[i])  # (unsigned: see _partition_orders of local mode)
         c = np.uint64(1 + int(row_class[j]))
-        w = 1.0 if row_weight is None else row_weight[j]
+        w = 1.0 if row_weight is None else weight_at(row_weight, j)
         before = left[c]
         sq_left = _squares_after_adding(sq_left, before, w)
         sq_right = _squares_after_adding(sq_right, total[c] - before, -w)

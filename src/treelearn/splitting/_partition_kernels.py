@@ -10,7 +10,7 @@ stably, so no node ever sorts, nor reads a presorted row's code at random.
 import numpy as np
 from numba import njit, prange
 
-from treelearn.stats._kernels import add_row
+from treelearn.stats._kernels import add_row, weight_at
 
 
 @njit(cache=True)
@@ -136,7 +136,7 @@ def _summarise_run(k, rows, lo, hi, codes_f, missing_code, y_class, y_value, wei
             r = np.uint64(rows[i])  # (unsigned: see partition_threshold)
             if mark_rows:
                 child_of_row[r] = k
-            w = weight[r]
+            w = weight_at(weight, r)
             v = y_value[r]
             n += 1.0
             sum_w += w

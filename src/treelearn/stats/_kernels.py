@@ -17,13 +17,21 @@ from numba import njit, prange
 
 
 @njit(cache=True, inline="always")
+def weight_at(weight, row):
+    """``weight[row]``, or 1.0 where ``weight`` is empty: the training rows' weights
+    when no sample weights are given are not stored (every row weighs 1; 8 bytes a
+    row less memory), and every kernel that reads a row's weight reads it here."""
+    return weight[row] if weight.shape[0] else 1.0
+
+
+@njit(cache=True, inline="always")
 def add_gathered_row(out, j, row_weight, row_class, row_value, is_classification):
     """Add the ``j``-th of the weights and targets given (the training arrays, or
     gathered ones: :func:`gather_targets`) to the statistics row ``out``: a
     count, then the class's weight, or the weight, ``w y`` and ``w y**2``."""
     out[0] += 1.0
     row = np.uint64(j)  # (see the comment above the kernels)
-    w = row_weight[row]
+    w = weight_at(row_weight, row)
     if is_classification:
         out[np.uint64(1 + int(row_class[row]))] += w
     else:
@@ -59,7 +67,7 @@ def gather_targets(rows, start, end, y_class, y_value, weight, is_classification
     for i in range(end - start):
         r = np.uint64(rows[start + i])
         if with_weights:
-            gathered[0, i] = weight[r]
+            gathered[0, i] = weight_at(weight, r)
         gathered[1, i] = y_class[r] if is_classification else y_value[r]
 
 
