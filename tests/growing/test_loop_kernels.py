@@ -347,6 +347,7 @@ def test_subtrees_on_threads_grow_the_serial_tree(setting, task, max_bins, nomin
     monkeypatch.setattr(grower_module, "STORE_MIN_ROWS", 32)
     monkeypatch.setattr(grower_module, "SUBTREES_PER_THREAD", per_thread)
     monkeypatch.setattr(grower_module, "SUBTREE_MIN_ROWS", min_rows)
+    monkeypatch.setattr(grower_module, "TRIM_MIN_BATCH_ROWS", 1)
     frame = make_frame(1200, seed=5, n_numeric=4)
     y, n_classes = make_target(frame, task, seed=5)
     w = weights_for("floats", y, n_classes, seed=5)
@@ -359,8 +360,10 @@ def test_subtrees_on_threads_grow_the_serial_tree(setting, task, max_bins, nomin
     monkeypatch.setattr(
         loop_kernels, "grow_subtrees", lambda *a: items.append(len(a[-1])) or kernel(*a)
     )
-    # The stitching: freed memory handed back once the subtrees are grown, then after
-    # each wave of two batches placed (their tables let go of).
+    # Freed memory handed back after each batch of subtrees is grown (on its thread;
+    # here every batch is large enough),
+    # then by the stitching once all are, and after each wave of two batches placed
+    # (their tables let go of).
     events = []
     place = loop_kernels.place_subtrees
     monkeypatch.setattr(
@@ -376,10 +379,41 @@ def test_subtrees_on_threads_grow_the_serial_tree(setting, task, max_bins, nomin
         assert items == []
     else:
         assert sum(items) > len(items) > 1  # (batches of several subtrees)
-    expected = ["trim"]
+    expected = ["trim"] * (len(items) + 1)
     for first in range(0, len(items), 2):
         expected += ["place"] * min(2, len(items) - first) + ["trim"]
     assert events == expected
+
+
+@pytest.mark.parametrize("min_batch_rows", [100, 301])
+def test_batches_of_subtrees_hand_freed_memory_back_from_a_size(min_batch_rows, monkeypatch):
+    """A batch of subtrees hands its freed memory back when it holds at least
+    ``TRIM_MIN_BATCH_ROWS`` rows; the stitching does once all are grown."""
+    monkeypatch.setattr(grower_module, "PARALLEL_MIN_ROWS", 64)
+    monkeypatch.setattr(grower_module, "SUBTREES_PER_THREAD", 2)
+    monkeypatch.setattr(grower_module, "SUBTREE_MIN_ROWS", 1)
+    monkeypatch.setattr(grower_module, "TRIM_MIN_BATCH_ROWS", min_batch_rows)
+    frame = make_frame(1200, seed=5, n_numeric=4)
+    y, n_classes = make_target(frame, "multiclass", seed=5)
+    dataset = build_dataset(frame, max_bins=16)
+    batch_rows = []
+    kernel = loop_kernels.grow_subtrees
+
+    def grow_subtrees(*args):
+        front_int, items = args[-2][0], args[-1]
+        ends, starts = front_int[items, loop_kernels.S_END], front_int[items, loop_kernels.S_START]
+        batch_rows.append(int(np.sum(ends - starts)))
+        return kernel(*args)
+
+    monkeypatch.setattr(loop_kernels, "grow_subtrees", grow_subtrees)
+    trims = []
+    monkeypatch.setattr(grower_module, "_return_freed_memory", lambda: trims.append(1))
+    with numba_threads(2):
+        Grower(dataset, y, None, n_classes, spec_for(n_classes), np.random.default_rng(0), 2).grow()
+    assert min(batch_rows) < 301 <= max(batch_rows) and min(batch_rows) >= 100
+    large = sum(rows >= min_batch_rows for rows in batch_rows)
+    n_waves = -(-len(batch_rows) // 2)
+    assert len(trims) == large + 1 + n_waves
 
 
 PATHS = {
