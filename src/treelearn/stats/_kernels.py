@@ -18,9 +18,10 @@ from numba import njit, prange
 
 @njit(cache=True, inline="always")
 def weight_at(weight, row):
-    """``weight[row]``, or 1.0 where ``weight`` is empty: the training rows' weights
-    when no sample weights are given are not stored (every row weighs 1; 8 bytes a
-    row less memory), and every kernel that reads a row's weight reads it here."""
+    """``weight[row]``, or 1.0 where ``weight`` is empty: when no sample weights are
+    given, the numba loop's grower stores none (every row weighs 1; 8 bytes a row
+    less memory), and every kernel that loop reaches reads a row's weight here. (The
+    other loops, C4.5's, surrogates' and the robust losses', are given ones.)"""
     return weight[row] if weight.shape[0] else 1.0
 
 
