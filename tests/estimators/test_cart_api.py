@@ -285,6 +285,19 @@ def test_zero_weight_rows_are_the_same_as_removed_rows():
     np.testing.assert_array_equal(weighted.tree_.n_samples, removed.tree_.n_samples)
 
 
+@pytest.mark.parametrize("max_bins", [255, None])
+@pytest.mark.parametrize("Estimator", [CARTClassifier, CARTRegressor])
+def test_no_sample_weight_is_weights_of_one(Estimator, max_bins):
+    """No ``sample_weight`` (no weights stored) grows the tree of weights all 1."""
+    X, y = _numeric_data(n=3000, seed=7)
+    if Estimator is CARTRegressor:
+        y = X[:, 0] + np.random.default_rng(7).normal(scale=0.5, size=len(y))
+    plain = Estimator(max_bins=max_bins, random_state=0).fit(X, y)
+    ones = Estimator(max_bins=max_bins, random_state=0).fit(X, y, sample_weight=np.ones(len(y)))
+    assert_same_tree(plain, ones)
+    np.testing.assert_array_equal(plain.tree_.weight, ones.tree_.weight)
+
+
 # --- bad input -------------------------------------------------------------------
 
 

@@ -361,9 +361,8 @@ def test_subtrees_on_threads_grow_the_serial_tree(setting, task, max_bins, nomin
         loop_kernels, "grow_subtrees", lambda *a: items.append(len(a[-1])) or kernel(*a)
     )
     # Freed memory handed back after each batch of subtrees is grown (on its thread;
-    # here every batch is large enough),
-    # then by the stitching once all are, and after each wave of two batches placed
-    # (their tables let go of).
+    # here every batch is large enough), then by the stitching once all are, and
+    # after each wave of two batches placed (their tables let go of).
     events = []
     place = loop_kernels.place_subtrees
     monkeypatch.setattr(
