@@ -467,6 +467,34 @@ def test_whole_weights_grow_the_same_tree(path, max_bins, nominal, monkeypatch):
     assert not grower.whole_weights
 
 
+def _memory_owner(array):
+    """The object that owns ``array``'s memory (an ndarray, or numba's MemInfo)."""
+    while isinstance(array, np.ndarray) and array.base is not None:
+        array = array.base
+    return array
+
+
+@pytest.mark.parametrize("max_depth", [2, None])
+def test_the_numba_loop_lets_go_of_its_row_buffers_and_a_small_trees_table(max_depth):
+    """Once grown, the grower holds none of the loop's arrays of a row each, and a tree
+    filling less than half of its node table keeps copies of its columns (the table
+    let go of), a larger one the table's columns themselves."""
+    rng = np.random.default_rng(31)
+    X = rng.normal(size=(1000, 3))
+    y = X[:, 0] + rng.normal(size=1000)
+    spec = spec_for(0, max_depth=max_depth)
+    grower = Grower(build_dataset(X), y, None, 0, spec, np.random.default_rng(0))
+    tree = grower.grow()
+    for name in ("rows", "partition_buffer", "child_of_row", "sorted_rows", "sorted_scan"):
+        assert getattr(grower, name) is None, name
+    capacity = 2 * 1000 - 1  # (node_tables.initial_capacity: a binary tree's most nodes)
+    copied = 2 * tree.feature.shape[0] < capacity
+    assert copied == (max_depth is not None)
+    for name in node_tables.NODE_COLUMNS[:-1]:
+        owner = _memory_owner(getattr(tree, name))
+        assert isinstance(owner, np.ndarray) == copied, name
+
+
 NO_WEIGHTS_SETTINGS = {
     "one thread": ({}, 1),
     "features drawn": ({"max_features": 3}, 1),
