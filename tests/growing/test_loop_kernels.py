@@ -415,6 +415,35 @@ def test_batches_of_subtrees_hand_freed_memory_back_from_a_size(min_batch_rows, 
     assert len(trims) == large + 1 + n_waves
 
 
+def test_each_thread_reuses_its_histogram_pool_for_its_subtrees(monkeypatch):
+    """The subtrees grown on a thread keep their histograms in one pool, made by the
+    thread's first batch and handed to its next ones (not made afresh per subtree:
+    fresh pages, faulted in again each time); the Tree is the serial one."""
+    monkeypatch.setattr(grower_module, "PARALLEL_MIN_ROWS", 64)
+    monkeypatch.setattr(grower_module, "STORE_MIN_ROWS", 32)
+    monkeypatch.setattr(grower_module, "SUBTREES_PER_THREAD", 8)
+    monkeypatch.setattr(grower_module, "SUBTREE_MIN_ROWS", 1)
+    frame = make_frame(1200, seed=5, n_numeric=4)
+    y, n_classes = make_target(frame, "multiclass", seed=5)
+    dataset = build_dataset(frame, max_bins=16)
+    spec = spec_for(n_classes)
+    single = grow_both(dataset, y, None, n_classes, spec, n_threads=1)
+    given_slots, kernel = [], loop_kernels.grow_subtrees
+
+    def grow_subtrees(*args):
+        given_slots.append(args[7][0].shape[0])  # (hist_space: pool, siblings)
+        subtrees, hist_space = kernel(*args)
+        assert hist_space[0].shape[0] >= max(given_slots[-1], 4)
+        return subtrees, hist_space
+
+    monkeypatch.setattr(loop_kernels, "grow_subtrees", grow_subtrees)
+    with numba_threads(2):
+        threaded = Grower(dataset, y, None, n_classes, spec, np.random.default_rng(0), 2).grow()
+    assert_same_tree(threaded, single)
+    assert len(given_slots) > 2
+    assert 1 <= given_slots.count(0) <= 2  # (one new pool per thread)
+
+
 PATHS = {
     "kept histograms, subtraction everywhere": {"STORE_MIN_ROWS": 1},
     "no kept histograms, sort every node": {"STORE_MIN_ROWS": 10**9, "HIST_RATIO": 0.0},

@@ -55,6 +55,7 @@ Split records
 import ctypes
 import functools
 import sys
+import threading
 
 import numba
 import numpy as np
@@ -620,10 +621,17 @@ class Grower:
         )
         batches = [order[batch_of == b] for b in np.unique(batch_of)]
 
+        # Each thread's pool of kept histograms, reused by its batches.
+        hist_spaces = {}
+
         def grow(items):
-            subtrees = loop_kernels.grow_subtrees(
-                data, search, rng, kept, limits, thresholds, buffers, n_values, n_links,
-                frontier, items,
+            thread = threading.get_ident()
+            space = hist_spaces.get(thread)
+            if space is None:
+                space = loop_kernels.no_hist_space()
+            subtrees, hist_spaces[thread] = loop_kernels.grow_subtrees(
+                data, search, rng, kept, limits, thresholds, buffers, space, n_values,
+                n_links, frontier, items,
             )  # fmt: skip
             if sizes[items].sum() >= TRIM_MIN_BATCH_ROWS:
                 _return_freed_memory()
@@ -631,6 +639,7 @@ class Grower:
 
         pool = thread_pool(self.n_threads)
         results = list(pool.map(grow, batches))
+        hist_spaces.clear()
         return _stitched_table(pool, self.n_threads, tables, frontier, batches, results)
 
     def _threshold_tables(self):
