@@ -444,6 +444,43 @@ def test_each_thread_reuses_its_histogram_pool_for_its_subtrees(monkeypatch):
     assert 1 <= given_slots.count(0) <= 2  # (one new pool per thread)
 
 
+@pytest.mark.parametrize("task", ["multiclass", "regression"])
+def test_deferred_nodes_hand_their_histograms_over_when_large_or_inexact(task, monkeypatch):
+    """A deferred node hands its kept histogram to its subtree when its rows times the
+    kept features reach DEFER_HIST_MIN_RATIO times the histogram's entries, or when
+    its sums are not exact (regression: built again, they could differ in the last
+    bits); otherwise its subtree builds it again. The Tree is the serial one."""
+    monkeypatch.setattr(grower_module, "PARALLEL_MIN_ROWS", 64)
+    monkeypatch.setattr(grower_module, "STORE_MIN_ROWS", 32)
+    monkeypatch.setattr(grower_module, "SUBTREES_PER_THREAD", 2)
+    monkeypatch.setattr(grower_module, "SUBTREE_MIN_ROWS", 1)
+    frame = make_frame(2400, seed=3, nominal=False, n_numeric=4)
+    y, n_classes = make_target(frame, task, seed=3)
+    dataset = build_dataset(frame, max_bins=8)
+    spec = spec_for(n_classes)
+    single = grow_both(dataset, y, None, n_classes, spec, n_threads=1)
+    fronts, kernel = [], loop_kernels.grow_top
+    monkeypatch.setattr(
+        loop_kernels, "grow_top", lambda *a: (lambda r: fronts.append(r[1]) or r)(kernel(*a))
+    )
+    with numba_threads(2):
+        grower = Grower(dataset, y, None, n_classes, spec, np.random.default_rng(0), 2)
+        threaded = grower.grow()
+    assert_same_tree(threaded, single)
+    (front_int, *_, n_front, _) = fronts[0]
+    n_rows = front_int[:n_front, loop_kernels.S_END] - front_int[:n_front, loop_kernels.S_START]
+    handed = front_int[:n_front, loop_kernels.S_SLOT] >= 0
+    n_channels = 1 + n_classes if task == "multiclass" else 4
+    entries = int(grower.stored_rows[-1]) * n_channels
+    large = n_rows * grower.stored_features.shape[0] >= loop_kernels.DEFER_HIST_MIN_RATIO * entries
+    kept = n_rows >= 32
+    if task == "regression":
+        np.testing.assert_array_equal(handed, kept)
+    else:
+        np.testing.assert_array_equal(handed, kept & large)
+        assert handed.any() and (kept & ~handed).any()
+
+
 PATHS = {
     "kept histograms, subtraction everywhere": {"STORE_MIN_ROWS": 1},
     "no kept histograms, sort every node": {"STORE_MIN_ROWS": 10**9, "HIST_RATIO": 0.0},

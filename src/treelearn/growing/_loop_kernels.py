@@ -114,6 +114,16 @@ N_STACK = 5
 #: memory than it has (overcommit) is never asked for more than this first.
 MAX_INITIAL_TABLE_BYTES = 256 << 20
 
+#: A deferred node (:func:`grow_top`) hands its kept histogram to its subtree only
+#: when its rows times the kept features reach this many times the histogram's
+#: entries, or when the histogram could not be built again to the bit (sums not
+#: exact); a smaller one is built again by the subtree, on its thread, instead of
+#: copied into the frontier while the other threads wait (fresh pages, faulted in).
+#: 10 classes, 80,000 rows, depth 10, two threads (nodes of 2,500-5,000 rows, 20
+#: features, histograms of 56,000 entries): 0.050 -> 0.047 s; at 800,000 rows
+#: (nodes of 25,000-50,000 rows) copying was 3% quicker.
+DEFER_HIST_MIN_RATIO = 8
+
 #: Rows per piece of a partition on threads (:func:`partition_threshold_parallel`):
 #: numba shares the pieces out among its threads, whatever their number.
 PARTITION_PIECE_ROWS = 1 << 14
@@ -849,7 +859,11 @@ def _grow(data, search, rng, kept, limits, parallel_min_rows, thresholds, buffer
                 popped = True
                 break
             slot = stack_int[top, S_SLOT]
-            frontier = _defer(frontier, stacks, top, pool[slot] if slot >= 0 else empty_hist)
+            handed = slot >= 0 and (
+                not exact_sums
+                or n_rows * stored_features.shape[0] >= DEFER_HIST_MIN_RATIO * pool[0].size
+            )
+            frontier = _defer(frontier, stacks, top, pool[slot] if handed else empty_hist)
             if slot >= 0:
                 free[n_free] = slot
                 n_free += 1
