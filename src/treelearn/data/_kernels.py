@@ -202,12 +202,18 @@ def fill_prefix_tables(edge_rows, n_edges, tables, crowded):
         n = n_edges[t]
         j = 0
         most = 0
-        for p in range(tables.shape[1]):
+        unfilled = 0  # the first prefix not written yet
+        # Prefix by prefix of the edges, the runs of prefixes without an edge between.
+        while j < n:
+            p = _prefix(edge_rows[t, j])
             first = j
             while j < n and _prefix(edge_rows[t, j]) == p:
                 j += 1
+            tables[t, unfilled:p] = first
             tables[t, p] = first | ((j - first) << 8)
             most = max(most, j - first)
+            unfilled = p + 1
+        tables[t, unfilled:] = n
         crowded[t] = most > 1
 
 
