@@ -697,13 +697,27 @@ def _assert_each_column_binned_on_its_own(dataset, X, features, max_bins):
         np.testing.assert_array_equal(dataset.codes[:, f], codes)
 
 
+@pytest.mark.parametrize("threaded", [False, True])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("row_bytes", [1, 8, 16, 1 << 10])
-def test_matrix_columns_binned_from_copied_blocks(dtype, row_bytes, monkeypatch):
+def test_matrix_columns_binned_from_copied_blocks(dtype, row_bytes, threaded, monkeypatch):
     """Columns of a C-ordered matrix too short to be sampled are binned from blocks
     copied out of it (a column at a time, one or two, more, all; a nominal column
-    among them): the edges and codes of each column binned on its own."""
+    among them), the copies of columns without missing values sorted in place (on
+    two threads, or one): the edges and codes of each column binned on its own."""
     monkeypatch.setattr(dataset_module, "SORT_BLOCK_ROW_BYTES", row_bytes)
+    if threaded:
+        if numba.get_num_threads() < 2:
+            pytest.skip("needs two numba threads")
+        monkeypatch.setattr(dataset_module, "THREADED_MIN_ROWS", 1)
+        sorted_on_threads = []
+        monkeypatch.setattr(
+            dataset_module,
+            "sort_samples",
+            lambda rows, n_threads: (
+                sorted_on_threads.append(n_threads) or binning.sort_samples(rows, n_threads)
+            ),
+        )
     rng = np.random.default_rng(7)
     n = 5_000
     assert n <= binning.BIN_SAMPLE_ROWS
@@ -720,6 +734,9 @@ def test_matrix_columns_binned_from_copied_blocks(dtype, row_bytes, monkeypatch)
     dataset = build_dataset(np.ascontiguousarray(X), max_bins=32, categorical_features=[3])
     assert dataset.bin_edges[3] is None
     _assert_each_column_binned_on_its_own(dataset, X, (0, 1, 2, 4, 5), 32)
+    if threaded:  # (copied a column at a time: no block)
+        blocks = row_bytes // np.dtype(dtype).itemsize > 1
+        assert set(sorted_on_threads) == ({2} if blocks else set())
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])

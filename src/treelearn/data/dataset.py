@@ -306,10 +306,14 @@ def _column_bin_edges(table, numeric, max_bins, n_threads):
                     buffer = np.empty((width, table.n_rows), dtype=matrix.dtype)
                 copy_matrix_columns(matrix, np.asarray(in_matrix, dtype=np.int64), buffer)
                 copied = {j: buffer[t] for t, j in enumerate(in_matrix)}
-        # Columns of sorted samples are quick and hold the GIL: one after the
-        # other, each read on numba's threads where it is. (Columns on threads of
-        # their own read each column on one thread. Each block's edges are all made
-        # before the next block is copied over it.)
+                # The copies of columns without missing values are sorted where they
+                # are (on threads), and their edges read off them as off sorted samples.
+                samples = {j: copied[j] for j in in_matrix if not columns[j].has_missing}
+                sort_samples(list(samples.values()), n_threads)
+        # Columns of sorted samples (or sorted copies) are quick and hold the GIL:
+        # one after the other, each read on numba's threads where it is. (Columns on
+        # threads of their own read each column on one thread. Each block's edges are
+        # all made before the next block is copied over it.)
         threads = 1 if len(samples) == len(block) else n_threads
         yield from _column_results(
             lambda j, samples=samples, copied=copied, threads=threads: column_bin_edges(
