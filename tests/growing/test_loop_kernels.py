@@ -7,6 +7,8 @@ every array of the two Trees must be equal, and so must the random generator's
 state afterwards (the same features were drawn in the same order).
 """
 
+import threading
+
 import numba
 import numpy as np
 import pandas as pd
@@ -348,6 +350,7 @@ def test_subtrees_on_threads_grow_the_serial_tree(setting, task, max_bins, nomin
     monkeypatch.setattr(grower_module, "SUBTREES_PER_THREAD", per_thread)
     monkeypatch.setattr(grower_module, "SUBTREE_MIN_ROWS", min_rows)
     monkeypatch.setattr(grower_module, "TRIM_MIN_BATCH_ROWS", 1)
+    monkeypatch.setattr(grower_module, "STITCH_WAVES_MIN_BYTES", 0)
     frame = make_frame(1200, seed=5, n_numeric=4)
     y, n_classes = make_target(frame, task, seed=5)
     w = weights_for("floats", y, n_classes, seed=5)
@@ -392,6 +395,7 @@ def test_batches_of_subtrees_hand_freed_memory_back_from_a_size(min_batch_rows, 
     monkeypatch.setattr(grower_module, "SUBTREES_PER_THREAD", 2)
     monkeypatch.setattr(grower_module, "SUBTREE_MIN_ROWS", 1)
     monkeypatch.setattr(grower_module, "TRIM_MIN_BATCH_ROWS", min_batch_rows)
+    monkeypatch.setattr(grower_module, "STITCH_WAVES_MIN_BYTES", 0)
     frame = make_frame(1200, seed=5, n_numeric=4)
     y, n_classes = make_target(frame, "multiclass", seed=5)
     dataset = build_dataset(frame, max_bins=16)
@@ -413,6 +417,49 @@ def test_batches_of_subtrees_hand_freed_memory_back_from_a_size(min_batch_rows, 
     large = sum(rows >= min_batch_rows for rows in batch_rows)
     n_waves = -(-len(batch_rows) // 2)
     assert len(trims) == large + 1 + n_waves
+
+
+@pytest.mark.parametrize("wave_min_bytes", [0, 10**12])
+def test_a_small_stitched_tree_is_placed_in_one_go(wave_min_bytes, monkeypatch):
+    """Below STITCH_WAVES_MIN_BYTES of nodes the subtrees are placed one after the
+    other on the calling thread, no memory handed back after them (only the batches'
+    own hand-backs); from it on, in waves on the pool's threads, each followed by a
+    hand-back. The Tree is the serial one either way."""
+    monkeypatch.setattr(grower_module, "PARALLEL_MIN_ROWS", 64)
+    monkeypatch.setattr(grower_module, "SUBTREES_PER_THREAD", 4)
+    monkeypatch.setattr(grower_module, "SUBTREE_MIN_ROWS", 1)
+    monkeypatch.setattr(grower_module, "TRIM_MIN_BATCH_ROWS", 1)
+    monkeypatch.setattr(grower_module, "STITCH_WAVES_MIN_BYTES", wave_min_bytes)
+    frame = make_frame(1200, seed=5, n_numeric=4)
+    y, n_classes = make_target(frame, "regression", seed=5)
+    dataset = build_dataset(frame, max_bins=16)
+    spec = spec_for(n_classes)
+    single = grow_both(dataset, y, None, n_classes, spec, n_threads=1)
+    events, place = [], loop_kernels.place_subtrees
+
+    def placed(*args):
+        events.append(("place", threading.get_ident()))
+        return place(*args)
+
+    monkeypatch.setattr(loop_kernels, "place_subtrees", placed)
+    monkeypatch.setattr(grower_module, "_return_freed_memory", lambda: events.append(("trim",)))
+    kernel, n_batches = loop_kernels.grow_subtrees, []
+    monkeypatch.setattr(loop_kernels, "grow_subtrees", lambda *a: n_batches.append(1) or kernel(*a))
+    with numba_threads(2):
+        threaded = Grower(dataset, y, None, n_classes, spec, np.random.default_rng(0), 2).grow()
+    assert_same_tree(threaded, single)
+    n = len(n_batches)
+    assert n > 2
+    assert events[:n] == [("trim",)] * n  # (each batch's own)
+    stitching = [event[0] for event in events[n:]]
+    if wave_min_bytes:
+        assert stitching == ["place"] * n
+        assert {event[1] for event in events[n:]} == {threading.get_ident()}
+    else:
+        expected = ["trim"]
+        for first in range(0, n, 2):
+            expected += ["place"] * min(2, n - first) + ["trim"]
+        assert stitching == expected
 
 
 def test_each_thread_reuses_its_histogram_pool_for_its_subtrees(monkeypatch):

@@ -118,6 +118,12 @@ SUBTREE_MIN_ROWS = 1_000
 #: tables kept for the stitching (10 classes, 800,000 rows, depth 10: the fit's
 #: peak 151 -> 75 MB on two threads). Smaller batches free too little to pay.
 TRIM_MIN_BATCH_ROWS = 25_000
+#: A stitched tree of at least this many bytes of nodes is put together in waves of
+#: ``n_threads`` batches, each wave's subtrees let go of (and the memory handed
+#: back) once placed; a smaller one is placed in one go on the calling thread,
+#: nothing handed back (the hand-backs and hand-offs, 1.5 ms of a 33 ms fit of
+#: 80,000 rows at depth 10 on two threads, held no memory worth it).
+STITCH_WAVES_MIN_BYTES = 8 << 20
 #: ``gathered`` of :func:`~treelearn.stats._kernels.build_node_histograms` for
 #: the Python loop: none, the targets are read at each row.
 _READ_IN_PLACE = np.empty((2, 0))
@@ -181,25 +187,29 @@ def _stitched_table(pool, n_threads, tables, frontier, batches, results):
     Each wave's subtrees are let go of once placed (``results`` is the caller's
     list: emptied here), so the subtrees' tables and the stitched ones, whose pages
     are touched only as nodes are written, are never all held at once; the
-    stitched table's columns become the Tree's arrays (its room is its nodes)."""
+    stitched table's columns become the Tree's arrays (its room is its nodes). A
+    tree of fewer than :data:`STITCH_WAVES_MIN_BYTES` of nodes is placed in one
+    wave on the calling thread, no memory handed back."""
     no_items = np.zeros(0, dtype=np.int64)
     items = np.concatenate(batches) if batches else no_items
     n_nodes = np.concatenate([r[3] for r in results]) if results else no_items
     number, base, n_total = loop_kernels.serial_layout(tables, frontier, items, n_nodes)
-    _return_freed_memory()  # (what growing the subtrees freed)
     n_values = tables[0][node_tables.NODE_COLUMNS.index("value")].shape[1]
     n_links = tables[0][node_tables.NODE_COLUMNS.index("links")].shape[1]
+    in_waves = n_total * node_tables.node_bytes(n_values, n_links) >= STITCH_WAVES_MIN_BYTES
+    if in_waves:
+        _return_freed_memory()  # (what growing the subtrees freed)
+    wave_size = n_threads if in_waves else max(len(batches), 1)
     out_nodes = node_tables.new_nodes(n_total, n_values, n_links)
     loop_kernels.place_top_nodes(tables, number, out_nodes)
     category_pools = [tables[2][: tables[3]]] + [r[1] for r in results]
     pool_start = np.cumsum([0] + [p.shape[0] for p in category_pools])
     first_item = np.cumsum([0] + [b.shape[0] for b in batches])
     front_node = frontier[0][:, loop_kernels.S_NODE]
-    for first in range(0, len(batches), n_threads):
-        wave = range(first, min(first + n_threads, len(batches)))
-        placed = [
-            pool.submit(
-                loop_kernels.place_subtrees,
+    for first in range(0, len(batches), wave_size):
+        wave = range(first, min(first + wave_size, len(batches)))
+        placements = [
+            (
                 results[k],
                 number[front_node[batches[k]]],
                 base[first_item[k] : first_item[k + 1]],
@@ -208,11 +218,17 @@ def _stitched_table(pool, n_threads, tables, frontier, batches, results):
             )
             for k in wave
         ]
-        for future in placed:
-            future.result()
+        if in_waves:
+            for future in [pool.submit(loop_kernels.place_subtrees, *p) for p in placements]:
+                future.result()
+        else:
+            for placement in placements:
+                loop_kernels.place_subtrees(*placement)
+        del placements
         for k in wave:
             results[k] = None
-        _return_freed_memory()
+        if in_waves:
+            _return_freed_memory()
     category_pool = np.concatenate(category_pools)
     del category_pools
     results.clear()
