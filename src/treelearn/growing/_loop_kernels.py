@@ -400,8 +400,9 @@ def grow_top(data, search, rng, kept, limits, parallel_min_rows, thresholds, buf
     nodes are leaves there) and category pool, and
     ``frontier = (front_int, front_stats, front_out, front_mask, front_hist,
     n_front, n_front_hist)``: per deferred node its ``S_*`` slots (``S_SLOT``:
-    its row of ``front_hist``, or -1 when it keeps no histogram), statistics row,
-    split and subset mask, in the order the serial loop would split them.
+    its row of ``front_hist``, or -1 when it hands no histogram over: it keeps
+    none, or its subtree builds it again, :data:`DEFER_HIST_MIN_RATIO`), statistics
+    row, split and subset mask, in the order the serial loop would split them.
     """
     tables, frontier, _ = _grow(
         data, search, rng, kept, limits, parallel_min_rows, thresholds, buffers, no_hist_space(),
