@@ -419,22 +419,32 @@ def test_batches_of_subtrees_hand_freed_memory_back_from_a_size(min_batch_rows, 
     assert len(trims) == large + 1 + n_waves
 
 
+def _serial_tree_for_threads(monkeypatch, task, frame, settings, seed=5, max_bins=16):
+    """Set the grower module's ``settings`` (name: value), encode ``frame`` with
+    ``max_bins`` and grow its tree on one thread: ``(dataset, y, n_classes, spec,
+    tree)``, for a test to grow the same on two threads."""
+    for name, value in settings.items():
+        monkeypatch.setattr(grower_module, name, value)
+    y, n_classes = make_target(frame, task, seed=seed)
+    dataset = build_dataset(frame, max_bins=max_bins)
+    spec = spec_for(n_classes)
+    return dataset, y, n_classes, spec, grow_both(dataset, y, None, n_classes, spec, n_threads=1)
+
+
 @pytest.mark.parametrize("wave_min_bytes", [0, 10**12])
 def test_a_small_stitched_tree_is_placed_in_one_go(wave_min_bytes, monkeypatch):
     """Below STITCH_WAVES_MIN_BYTES of nodes the subtrees are placed one after the
     other on the calling thread, no memory handed back after them (only the batches'
     own hand-backs); from it on, in waves on the pool's threads, each followed by a
     hand-back. The Tree is the serial one either way."""
-    monkeypatch.setattr(grower_module, "PARALLEL_MIN_ROWS", 64)
-    monkeypatch.setattr(grower_module, "SUBTREES_PER_THREAD", 4)
-    monkeypatch.setattr(grower_module, "SUBTREE_MIN_ROWS", 1)
-    monkeypatch.setattr(grower_module, "TRIM_MIN_BATCH_ROWS", 1)
-    monkeypatch.setattr(grower_module, "STITCH_WAVES_MIN_BYTES", wave_min_bytes)
+    settings = {
+        "PARALLEL_MIN_ROWS": 64, "SUBTREES_PER_THREAD": 4, "SUBTREE_MIN_ROWS": 1,
+        "TRIM_MIN_BATCH_ROWS": 1, "STITCH_WAVES_MIN_BYTES": wave_min_bytes,
+    }  # fmt: skip
     frame = make_frame(1200, seed=5, n_numeric=4)
-    y, n_classes = make_target(frame, "regression", seed=5)
-    dataset = build_dataset(frame, max_bins=16)
-    spec = spec_for(n_classes)
-    single = grow_both(dataset, y, None, n_classes, spec, n_threads=1)
+    dataset, y, n_classes, spec, single = _serial_tree_for_threads(
+        monkeypatch, "regression", frame, settings
+    )
     events, place = [], loop_kernels.place_subtrees
 
     def placed(*args):
@@ -466,15 +476,14 @@ def test_each_thread_reuses_its_histogram_pool_for_its_subtrees(monkeypatch):
     """The subtrees grown on a thread keep their histograms in one pool, made by the
     thread's first batch and handed to its next ones (not made afresh per subtree:
     fresh pages, faulted in again each time); the Tree is the serial one."""
-    monkeypatch.setattr(grower_module, "PARALLEL_MIN_ROWS", 64)
-    monkeypatch.setattr(grower_module, "STORE_MIN_ROWS", 32)
-    monkeypatch.setattr(grower_module, "SUBTREES_PER_THREAD", 8)
-    monkeypatch.setattr(grower_module, "SUBTREE_MIN_ROWS", 1)
+    settings = {
+        "PARALLEL_MIN_ROWS": 64, "STORE_MIN_ROWS": 32, "SUBTREES_PER_THREAD": 8,
+        "SUBTREE_MIN_ROWS": 1,
+    }  # fmt: skip
     frame = make_frame(1200, seed=5, n_numeric=4)
-    y, n_classes = make_target(frame, "multiclass", seed=5)
-    dataset = build_dataset(frame, max_bins=16)
-    spec = spec_for(n_classes)
-    single = grow_both(dataset, y, None, n_classes, spec, n_threads=1)
+    dataset, y, n_classes, spec, single = _serial_tree_for_threads(
+        monkeypatch, "multiclass", frame, settings
+    )
     given_slots, kernel = [], loop_kernels.grow_subtrees
 
     def grow_subtrees(*args):
@@ -497,15 +506,14 @@ def test_deferred_nodes_hand_their_histograms_over_when_large_or_inexact(task, m
     kept features reach DEFER_HIST_MIN_RATIO times the histogram's entries, or when
     its sums are not exact (regression: built again, they could differ in the last
     bits); otherwise its subtree builds it again. The Tree is the serial one."""
-    monkeypatch.setattr(grower_module, "PARALLEL_MIN_ROWS", 64)
-    monkeypatch.setattr(grower_module, "STORE_MIN_ROWS", 32)
-    monkeypatch.setattr(grower_module, "SUBTREES_PER_THREAD", 2)
-    monkeypatch.setattr(grower_module, "SUBTREE_MIN_ROWS", 1)
+    settings = {
+        "PARALLEL_MIN_ROWS": 64, "STORE_MIN_ROWS": 32, "SUBTREES_PER_THREAD": 2,
+        "SUBTREE_MIN_ROWS": 1,
+    }  # fmt: skip
     frame = make_frame(2400, seed=3, nominal=False, n_numeric=4)
-    y, n_classes = make_target(frame, task, seed=3)
-    dataset = build_dataset(frame, max_bins=8)
-    spec = spec_for(n_classes)
-    single = grow_both(dataset, y, None, n_classes, spec, n_threads=1)
+    dataset, y, n_classes, spec, single = _serial_tree_for_threads(
+        monkeypatch, task, frame, settings, seed=3, max_bins=8
+    )
     fronts, kernel = [], loop_kernels.grow_top
     monkeypatch.setattr(
         loop_kernels, "grow_top", lambda *a: (lambda r: fronts.append(r[1]) or r)(kernel(*a))
