@@ -134,6 +134,37 @@ def test_node_histograms_are_stacked_per_feature(d):
 
 @SETTINGS
 @given(d=histogram_data())
+def test_histograms_without_weights_are_those_of_unit_weights(d):
+    """No sample weights (an empty weight array: every row weighs 1) are summed on one
+    channel fewer and that channel filled in after (the count of classes, the weight of
+    regression): the histograms of weights of one, to the bit, gathered or not, and
+    the weights' row of the gathered targets is not read."""
+    features = np.arange(d["codes"].shape[1]).astype(np.int64)
+    offsets = np.concatenate([[0], np.cumsum(d["n_codes"] + 1)]).astype(np.int64)
+    channels = n_channels(0 if d["n_classes"] else 1, d["n_classes"])
+    is_classification = d["n_classes"] > 0
+    targets = (d["y_class"], d["y_value"])
+    ones, unweighted = np.ones(d["codes"].shape[0]), np.empty(0)
+    span = (d["codes"], d["rows"], d["start"], d["end"])
+    weighted = np.full((offsets[-1], channels), np.nan)
+    in_place = np.empty((2, 0))
+    build_node_histograms(*span, *targets, ones, is_classification, features, offsets,
+                          weighted, in_place)  # fmt: skip
+    for gathered in (False, True):
+        if gathered:
+            targets_read = np.full((2, d["end"] - d["start"]), np.nan)  # weights' row: NaN
+            gather_targets(d["rows"], d["start"], d["end"], *targets, unweighted,
+                           is_classification, targets_read, False)  # fmt: skip
+        else:
+            targets_read = in_place
+        without = np.full_like(weighted, np.nan)
+        build_node_histograms(*span, *targets, unweighted, is_classification, features, offsets,
+                              without, targets_read)  # fmt: skip
+        np.testing.assert_array_equal(without, weighted)
+
+
+@SETTINGS
+@given(d=histogram_data())
 def test_node_statistics_is_the_histogram_total(d):
     channels = n_channels(0 if d["n_classes"] else 1, d["n_classes"])
     stats = np.full(channels, np.nan)

@@ -227,7 +227,9 @@ def _build_kept(data, features, offsets, start, end, parallel_min_rows, partitio
     scratch = partition_buffer.view(np.float64)
     if 2 * n_node <= min(rows.shape[0], scratch.shape[0]):
         gathered = scratch[: 2 * n_node].reshape((2, n_node))
-        gather_targets(rows, start, end, y_class, y_value, weight, is_classification, gathered)
+        # (Without sample weights the histograms read no weights: none gathered.)
+        gather_targets(rows, start, end, y_class, y_value, weight, is_classification, gathered,
+                       weight.shape[0] != 0)  # fmt: skip
     else:
         gathered = scratch[:0].reshape((2, 0))  # (read in place)
     if parallel_min_rows is not None and n_node >= parallel_min_rows:
