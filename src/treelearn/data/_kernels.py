@@ -73,6 +73,10 @@ BLOCK = 64
 #: float32, one thread, 32-34 ms by blocks of 64 rows, 27.7 by 256, 25.5-27.0 by
 #: 512, 26.1-26.2 by 1,024 and 2,048 (an AMD EPYC).
 PREFIX_MATRIX_BLOCK = 512
+#: Rows of a C-ordered matrix gathered or copied into rows of ``out`` (one per
+#: column) a column at a time: the block's rows of the matrix stay in cache from one
+#: column to the next, and each column's writes run in sequence.
+MATRIX_BLOCK = 512
 #: Rows per task of the parallel kernels.
 CHUNK = 1 << 14
 #: Columns with at least this many rows are coded on numba's threads.
@@ -308,10 +312,17 @@ def prefix_matrix_codes_parallel(matrix, columns, tables, edge_rows, crowded, mi
 
 @njit(cache=True, inline="always")
 def _gather_matrix_range(matrix, positions, columns, out, start, stop):
-    for i in range(start, stop):
-        row = positions[i]
+    # A block of rows a column at a time (the block's rows of the matrix stay in
+    # cache from one column to the next), unsigned indices (see _prefix_matrix_range):
+    # 200,000 of 800,000 x 20 float32 rows, one thread, 11-12 ms a row at a time
+    # (each row written to 20 rows of ``out``) -> 3.9 ms.
+    for block in range(start, stop, MATRIX_BLOCK):
+        block_stop = min(block + MATRIX_BLOCK, stop)
         for t in range(columns.shape[0]):
-            out[t, i] = matrix[row, columns[t]]
+            j = np.uint64(columns[t])
+            target = out[np.uint64(t)]
+            for i in range(np.uint64(block), np.uint64(block_stop)):
+                target[i] = matrix[np.uint64(positions[i]), j]
 
 
 @njit(cache=True)
@@ -335,9 +346,13 @@ def gather_matrix_rows_parallel(matrix, positions, columns, out):
 def copy_matrix_columns(matrix, columns, out):
     """``out[t] = matrix[:, columns[t]]``: several columns of a C-ordered ``matrix``
     copied into contiguous rows, each row of the matrix read once for all of them."""
-    for i in range(matrix.shape[0]):
+    for block in range(0, matrix.shape[0], MATRIX_BLOCK):
+        block_stop = min(block + MATRIX_BLOCK, matrix.shape[0])
         for t in range(columns.shape[0]):
-            out[t, i] = matrix[i, columns[t]]
+            j = np.uint64(columns[t])
+            target = out[np.uint64(t)]
+            for i in range(np.uint64(block), np.uint64(block_stop)):
+                target[i] = matrix[i, j]
 
 
 @njit(cache=True, inline="always")
