@@ -205,19 +205,41 @@ NO_STATS = np.empty(0)
 NO_CODES = np.empty((0, 0), dtype=np.int32)
 
 
+def _summed_row_by_row(rows, y_class, y_value, weight, is_classification, channels):
+    """A node's statistics row summed by a Python loop, a row at a time in node order:
+    the sums the kernels must reproduce to the bit."""
+    out = [0.0] * channels
+    for r in rows:
+        w = float(weight[r])
+        out[0] += 1.0
+        if is_classification:
+            out[1 + int(y_class[r])] += w
+        else:
+            v = float(y_value[r])
+            out[1] += w
+            out[2] += w * v
+            out[3] += w * v * v
+    return np.array(out)
+
+
 @SETTINGS
-@given(data=node_rows(), n_children=st.integers(2, 3), regression=st.booleans())
+@given(
+    data=node_rows(),
+    n_children=st.integers(2, 3),
+    regression=st.booleans(),
+    n_classes=st.integers(2, 3),  # (two classes are summed by a kernel of their own)
+)
 def test_summarise_children_sums_each_run_and_marks_rows_only_when_asked(
-    data, n_children, regression
+    data, n_children, regression, n_classes
 ):
     codes, n_codes, rows, start, end, rng = data
     n = codes.shape[0]
     cuts = np.sort(rng.integers(start, end + 1, n_children - 1))
     bounds = np.concatenate([[start], cuts, [end]]).astype(np.int64)
-    y_class = rng.integers(0, 3, n).astype(np.int32)
+    y_class = rng.integers(0, n_classes, n).astype(np.int32)
     y_value = rng.normal(size=n)
     weight = rng.uniform(0.0, 2.0, n)
-    channels = 4  # (n, w, sum y, sum y^2), or (n, 3 class weights)
+    channels = 4 if regression else 1 + n_classes  # (n, w, sum y, sum y^2), or (n, weights)
     args = (y_class, y_value, weight, not regression)
     no_sorted_rows = np.empty((0, n), dtype=np.int32)
     buffer = np.empty((2, n), dtype=np.int32)
@@ -233,6 +255,8 @@ def test_summarise_children_sums_each_run_and_marks_rows_only_when_asked(
         expected = np.empty(channels)
         node_statistics(rows, bounds[k], bounds[k + 1], *args, expected)
         np.testing.assert_array_equal(stats[k], expected)  # the same sums, in the same order
+        run = rows[bounds[k] : bounds[k + 1]]
+        np.testing.assert_array_equal(expected, _summed_row_by_row(run, *args, channels))
         np.testing.assert_array_equal(child_of_row[rows[bounds[k] : bounds[k + 1]]], k)
     outside = np.setdiff1d(np.arange(n), node)
     np.testing.assert_array_equal(child_of_row[outside], -1)

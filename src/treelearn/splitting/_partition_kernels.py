@@ -149,10 +149,12 @@ def _summarise_run(k, rows, lo, hi, codes_f, missing_code, y_class, y_value, wei
         stats_row[2] = sum_wy
         stats_row[3] = sum_wyy
         return n_missing
-    # Classes (when add_stats): the row count in a register, not added to
+    if add_stats and stats_row.shape[0] == 3:
+        return _summarise_two_classes(k, rows, lo, hi, codes_f, missing_code, y_class, weight,
+                                      child_of_row, stats_row, count_missing)  # fmt: skip
+    # More classes (when add_stats): the row count in a register, not added to
     # ``stats_row[0]`` in memory at every row (a chain of stores and loads of one
-    # address: 400,000 rows of 800,000, 1.13 -> 0.59 ms with 2 classes, 0.29 with
-    # 10); the same sums.
+    # address: 400,000 rows of 800,000, 10 classes, 1.13 -> 0.29 ms); the same sums.
     count = stats_row[0] if add_stats else 0.0
     for i in range(np.uint64(lo), np.uint64(hi)):
         r = np.uint64(rows[i])
@@ -165,6 +167,36 @@ def _summarise_run(k, rows, lo, hi, codes_f, missing_code, y_class, y_value, wei
             n_missing += 1
     if add_stats:
         stats_row[0] = count
+    return n_missing
+
+
+@njit(cache=True, _nrt=False)
+def _summarise_two_classes(k, rows, lo, hi, codes_f, missing_code, y_class, weight,
+                           child_of_row, stats_row, count_missing):  # fmt: skip
+    """:func:`_summarise_run` of two classes' statistics: the count and both classes'
+    weights in registers, each class added the row's weight or +0.0 (which changes
+    no sum: none is -0.0). Rows of one class follow each other often with two
+    classes, each row's add then waiting on the previous row's store to the same
+    entry: 400,000 rows of 800,000, 0.59 -> 0.28 ms. The same sums."""
+    n_missing = 0
+    mark_rows = child_of_row.shape[0] > 0
+    count = stats_row[0]
+    first = stats_row[1]
+    second = stats_row[2]
+    for i in range(np.uint64(lo), np.uint64(hi)):
+        r = np.uint64(rows[i])
+        if mark_rows:
+            child_of_row[r] = k
+        count += 1.0
+        w = weight_at(weight, r)
+        is_first = y_class[r] == 0
+        first += w if is_first else 0.0
+        second += 0.0 if is_first else w
+        if count_missing and codes_f[r] == missing_code:
+            n_missing += 1
+    stats_row[0] = count
+    stats_row[1] = first
+    stats_row[2] = second
     return n_missing
 
 
