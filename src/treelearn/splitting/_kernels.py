@@ -31,6 +31,7 @@ from treelearn.stats._kernels import (
     add_row,
     build_histogram,
     gather_targets,
+    value_row_added,
     weight_at,
 )
 
@@ -847,15 +848,6 @@ def _try_value_cut(prev, code, left, known, total, missing, has_missing, parent_
                         code, 1.0)  # fmt: skip
 
 
-@njit(cache=True, inline="always")
-def _value_row(j, row_weight, row_value, stats):
-    """``stats`` (a 4-tuple) with row ``j`` added, as :func:`add_gathered_row` adds it."""
-    row = np.uint64(j)  # (unsigned: see _partition_orders of local mode)
-    w = weight_at(row_weight, row)
-    v = row_value[row]
-    return (stats[0] + 1.0, stats[1] + w, stats[2] + w * v, stats[3] + w * v * v)
-
-
 @njit(cache=True, _nrt=False)
 def _scan_sorted_values(keys, order, m, missing_code, row_weight, row_value, total, parent_cost,
                         min_count, min_weight, best):  # fmt: skip
@@ -868,7 +860,8 @@ def _scan_sorted_values(keys, order, m, missing_code, row_weight, row_value, tot
         n_known -= 1
     missing = zero
     for i in range(n_known, m):
-        missing = _value_row(order[i], row_weight, row_value, missing)
+        # (Unsigned rows: see _partition_orders of local mode.)
+        missing = value_row_added(missing, np.uint64(order[i]), row_weight, row_value)
     has_missing = n_known < m
     known = (total[0], total[1], total[2], total[3])
     best[0] = -np.inf
@@ -883,7 +876,7 @@ def _scan_sorted_values(keys, order, m, missing_code, row_weight, row_value, tot
         code = keys[i]
         group = zero
         while i < n_known and keys[i] == code:
-            group = _value_row(order[i], row_weight, row_value, group)
+            group = value_row_added(group, np.uint64(order[i]), row_weight, row_value)
             i += 1
         n_present += 1
         if prev >= 0:

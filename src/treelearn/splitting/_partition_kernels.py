@@ -10,7 +10,7 @@ stably, so no node ever sorts, nor reads a presorted row's code at random.
 import numpy as np
 from numba import njit, prange
 
-from treelearn.stats._kernels import weight_at
+from treelearn.stats._kernels import value_row_added, weight_at
 
 
 @njit(cache=True)
@@ -128,26 +128,16 @@ def _summarise_run(k, rows, lo, hi, codes_f, missing_code, y_class, y_value, wei
     if add_stats and not is_classification:
         # Regression's four sums in registers, not through memory at every row:
         # :func:`add_row`'s arithmetic in its order, the same sums to the bit.
-        n = stats_row[0]
-        sum_w = stats_row[1]
-        sum_wy = stats_row[2]
-        sum_wyy = stats_row[3]
+        sums = (stats_row[0], stats_row[1], stats_row[2], stats_row[3])
         for i in range(np.uint64(lo), np.uint64(hi)):
             r = np.uint64(rows[i])  # (unsigned: see partition_threshold)
             if mark_rows:
                 child_of_row[r] = k
-            w = weight_at(weight, r)
-            v = y_value[r]
-            n += 1.0
-            sum_w += w
-            sum_wy += w * v
-            sum_wyy += w * v * v
+            sums = value_row_added(sums, r, weight, y_value)
             if count_missing:
                 n_missing += codes_f[r] == missing_code
-        stats_row[0] = n
-        stats_row[1] = sum_w
-        stats_row[2] = sum_wy
-        stats_row[3] = sum_wyy
+        for c in range(4):
+            stats_row[c] = sums[c]
         return n_missing
     if add_stats and stats_row.shape[0] == 3:
         return _summarise_two_classes(k, rows, lo, hi, codes_f, missing_code, y_class, weight,

@@ -43,6 +43,16 @@ def add_gathered_row(out, j, row_weight, row_class, row_value, is_classification
 
 
 @njit(cache=True, inline="always")
+def value_row_added(sums, row, row_weight, row_value):
+    """Regression's statistics ``sums`` (a 4-tuple, kept in registers by the loops
+    that add a row to them at every row) with ``row`` added as
+    :func:`add_gathered_row` adds it: the same sums to the bit."""
+    w = weight_at(row_weight, row)
+    v = row_value[row]
+    return (sums[0] + 1.0, sums[1] + w, sums[2] + w * v, sums[3] + w * v * v)
+
+
+@njit(cache=True, inline="always")
 def add_row(out, r, y_class, y_value, weight, is_classification):
     """Add training row ``r`` to the statistics row ``out`` (:func:`add_gathered_row`
     of the training arrays)."""
@@ -64,22 +74,13 @@ def node_statistics(rows, start, end, y_class, y_value, weight, is_classificatio
             r = np.uint64(rows[i])
             count += 1.0
             out[np.uint64(1 + int(y_class[r]))] += weight_at(weight, r)
-    else:
-        sum_w = 0.0
-        sum_wy = 0.0
-        sum_wyy = 0.0
-        for i in range(start, end):
-            r = np.uint64(rows[i])
-            w = weight_at(weight, r)
-            v = y_value[r]
-            count += 1.0
-            sum_w += w
-            sum_wy += w * v
-            sum_wyy += w * v * v
-        out[1] = sum_w
-        out[2] = sum_wy
-        out[3] = sum_wyy
-    out[0] = count
+        out[0] = count
+        return
+    sums = (0.0, 0.0, 0.0, 0.0)
+    for i in range(start, end):
+        sums = value_row_added(sums, np.uint64(rows[i]), weight, y_value)
+    for c in range(4):
+        out[c] = sums[c]
 
 
 @njit(cache=True, _nrt=False)
