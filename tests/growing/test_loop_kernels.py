@@ -387,6 +387,53 @@ def test_subtrees_on_threads_grow_the_serial_tree(setting, task, max_bins, nomin
     assert events == expected
 
 
+@settings(max_examples=200, deadline=None)
+@given(
+    sizes=st.lists(st.integers(1, 10**6), min_size=0, max_size=60),
+    max_depth=st.one_of(st.none(), st.integers(1, 30)),
+    n_threads=st.integers(1, 8),
+    data=st.data(),
+)
+def test_subtree_batches_are_guided_shares_of_the_work_left(sizes, max_depth, n_threads, data):
+    """Every deferred node in one batch, costliest first (rows x the levels it can
+    still grow); each batch closes at the node that brings it to its share of the
+    work left (``1 / (GUIDED_SHARE * n_threads)``, at least ``1 / (MIN_BATCH_SHARE *
+    n_threads)`` of the whole), the last one with the last node."""
+    sizes = np.array(sizes, dtype=np.int64)
+    top = 30 if max_depth is None else max_depth
+    depths = np.array(
+        data.draw(st.lists(st.integers(0, top), min_size=sizes.shape[0], max_size=sizes.shape[0])),
+        dtype=np.int64,
+    )
+    batches = grower_module.subtree_batches(sizes, depths, max_depth, n_threads)
+    levels = np.log2(np.maximum(sizes, 2))
+    if max_depth is not None:
+        levels = np.minimum(levels, np.maximum(max_depth - depths, 1))
+    cost = sizes * levels
+    items = np.concatenate(batches) if batches else np.empty(0, dtype=np.int64)
+    assert sorted(items.tolist()) == list(range(sizes.shape[0]))
+    assert np.all(np.diff(cost[items]) <= 0)
+    left = cost.sum()
+    least = left / (grower_module.MIN_BATCH_SHARE * n_threads)
+    for k, batch in enumerate(batches):
+        share = max(left / (grower_module.GUIDED_SHARE * n_threads), least)
+        taken = cost[batch]
+        if k < len(batches) - 1:
+            assert taken.sum() >= share > taken[:-1].sum()
+        else:
+            assert taken[:-1].sum() < share
+        left -= taken.sum()
+
+
+def test_subtree_batches_weigh_the_levels_max_depth_leaves():
+    """A large node one level above ``max_depth`` costs less than a smaller one with
+    all its levels to grow; without ``max_depth``, it costs more."""
+    sizes = np.array([1000, 600])
+    depths = np.array([9, 0])
+    assert grower_module.subtree_batches(sizes, depths, 10, 2)[0][0] == 1
+    assert grower_module.subtree_batches(sizes, depths, None, 2)[0][0] == 0
+
+
 @pytest.mark.parametrize("min_batch_rows", [100, 301])
 def test_batches_of_subtrees_hand_freed_memory_back_from_a_size(min_batch_rows, monkeypatch):
     """A batch of subtrees hands its freed memory back when it holds at least
