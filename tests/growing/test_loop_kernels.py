@@ -397,8 +397,9 @@ def test_subtrees_on_threads_grow_the_serial_tree(setting, task, max_bins, nomin
 def test_subtree_batches_are_guided_shares_of_the_work_left(sizes, max_depth, n_threads, data):
     """Every deferred node in one batch, costliest first (rows x the levels it can
     still grow); each batch closes at the node that brings it to its share of the
-    work left (``1 / (GUIDED_SHARE * n_threads)``, at least ``1 / (MIN_BATCH_SHARE *
-    n_threads)`` of the whole), the last one with the last node."""
+    work left (``1 / (GUIDED_SHARE * n_threads)``, at most ``1 / (SUBTREES_PER_THREAD
+    * n_threads)`` and at least ``1 / (MIN_BATCH_SHARE * n_threads)`` of the whole),
+    the last one with the last node."""
     sizes = np.array(sizes, dtype=np.int64)
     top = 30 if max_depth is None else max_depth
     depths = np.array(
@@ -415,8 +416,9 @@ def test_subtree_batches_are_guided_shares_of_the_work_left(sizes, max_depth, n_
     assert np.all(np.diff(cost[items]) <= 0)
     left = cost.sum()
     least = left / (grower_module.MIN_BATCH_SHARE * n_threads)
+    most = left / (grower_module.SUBTREES_PER_THREAD * n_threads)
     for k, batch in enumerate(batches):
-        share = max(left / (grower_module.GUIDED_SHARE * n_threads), least)
+        share = min(max(left / (grower_module.GUIDED_SHARE * n_threads), least), most)
         taken = cost[batch]
         if k < len(batches) - 1:
             assert taken.sum() >= share > taken[:-1].sum()

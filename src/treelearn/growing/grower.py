@@ -113,11 +113,13 @@ PARALLEL_MIN_ROWS = 20_000
 SUBTREES_PER_THREAD = 8
 SUBTREE_MIN_ROWS = 1_000
 #: Batches of those subtrees (:func:`subtree_batches`) take ``1 / (GUIDED_SHARE *
-#: n_threads)`` of the estimated work left each, and at least ``1 / (MIN_BATCH_SHARE
-#: * n_threads)`` of the whole. Against batches of equal rows (1/16 of them on two
-#: threads), the threads' last batches ended 0.5-2.4 ms apart instead of 4.5-14.7
-#: (800,000 x 20, depth 10, two threads; full depth at 100,000: 0.5 against 9.0);
-#: 4 and 16, or 4 and 32, as well or up to 4 ms later.
+#: n_threads)`` of the estimated work left each, at most ``1 / (SUBTREES_PER_THREAD
+#: * n_threads)`` and at least ``1 / (MIN_BATCH_SHARE * n_threads)`` of the whole.
+#: Against batches of equal rows (1/16 of them on two threads), the threads' last
+#: batches ended 1.3-2.5 ms apart instead of 4.4-11.1 (800,000 x 20, depth 10, two
+#: threads; full depth at 100,000 rows: 1.4 against 8.9). Without the upper bound
+#: (first batches of 1/4 of the work), the stitching's first wave held more of the
+#: subtrees' tables twice: 15 MB more at full depth, regression, 800,000 rows.
 GUIDED_SHARE = 2
 MIN_BATCH_SHARE = 32
 #: A batch of subtrees of at least this many rows hands the memory it freed back
@@ -250,24 +252,27 @@ def subtree_batches(sizes, depths, max_depth, n_threads):
 
     A subtree's cost is estimated as its rows times the levels it can still grow
     (``log2`` of its rows, at most what ``max_depth`` leaves it). Batches shrink as
-    the work left does (each takes ``1 / (GUIDED_SHARE * n_threads)`` of it, and at
-    least ``1 / (MIN_BATCH_SHARE * n_threads)`` of the whole), so the threads' last
-    batches are small and end close together; the first are large: few calls and
-    few hand-backs of memory (:data:`TRIM_MIN_BATCH_ROWS`). A batch closes at the
-    first subtree that brings it to its share."""
+    the work left does (each takes ``1 / (GUIDED_SHARE * n_threads)`` of it, at most
+    ``1 / (SUBTREES_PER_THREAD * n_threads)`` and at least ``1 / (MIN_BATCH_SHARE *
+    n_threads)`` of the whole), so the threads' last batches are small and end close
+    together, while no batch holds more of the subtrees' tables than batches of equal
+    rows did (:func:`_stitched_table` places them ``n_threads`` batches at a time). A
+    batch closes at the first subtree that brings it to its share."""
     levels = np.log2(np.maximum(sizes, 2))
     if max_depth is not None:
         levels = np.minimum(levels, np.maximum(max_depth - depths, 1))
     cost = sizes * levels
     order = np.argsort(-cost, kind="stable")
     least = cost.sum() / (MIN_BATCH_SHARE * n_threads)
+    most = cost.sum() / (SUBTREES_PER_THREAD * n_threads)
     batches = []
     left = cost.sum()
     first = 0
     taken = 0.0
     for k, item in enumerate(order):
         taken += cost[item]
-        if taken >= max(left / (GUIDED_SHARE * n_threads), least) or k == order.shape[0] - 1:
+        share = min(max(left / (GUIDED_SHARE * n_threads), least), most)
+        if taken >= share or k == order.shape[0] - 1:
             batches.append(order[first : k + 1])
             left -= taken
             first, taken = k + 1, 0.0
