@@ -266,21 +266,29 @@ def test_errors_name_the_column_and_rows_of_a_strided_float32_column():
         build_dataset(X)
 
 
+@pytest.mark.parametrize("kernel", ["scan_nan_inf", "scan_nan_inf_parallel"])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("seed", range(12))
-def test_scan_nan_inf_flags_each_column_with_a_nan_or_an_infinity(dtype, seed):
+def test_scan_nan_inf_flags_each_column_with_a_nan_or_an_infinity(kernel, dtype, seed):
     """The scan of a C-ordered matrix flags exactly the columns holding a NaN and those
-    holding an infinity (either sign), whichever rows and columns hold them."""
+    holding an infinity (either sign), whichever rows and columns hold them (on
+    threads: in blocks of ``CHUNK`` rows, the last one short; odd seeds put the NaN
+    and infinities in the blocks after the first)."""
     rng = np.random.default_rng(seed)
     n_rows, n_columns = int(rng.integers(1, 300)), int(rng.integers(1, 9))
+    first_row = 0
+    if kernel == "scan_nan_inf_parallel":
+        n_rows = int(rng.integers(1, 3 * _kernels.CHUNK))
+        if seed % 2 and n_rows > _kernels.CHUNK:
+            first_row = _kernels.CHUNK
     X = rng.normal(size=(n_rows, n_columns)).astype(dtype)
     for value in (np.nan, np.inf, -np.inf):
         for _ in range(int(rng.integers(0, 4))):
-            X[rng.integers(n_rows), rng.integers(n_columns)] = value
+            X[rng.integers(first_row, n_rows), rng.integers(n_columns)] = value
     if seed == 0:
         X[:] = 1e30  # (huge, finite: x - x is 0.0)
     has_nan = np.zeros(n_columns, dtype=bool)
     has_inf = np.zeros(n_columns, dtype=bool)
-    _kernels.scan_nan_inf(X, has_nan, has_inf)
+    getattr(_kernels, kernel)(X, has_nan, has_inf)
     np.testing.assert_array_equal(has_nan, np.isnan(X).any(axis=0))
     np.testing.assert_array_equal(has_inf, np.isinf(X).any(axis=0))

@@ -441,14 +441,44 @@ def scan_nan_inf(matrix, has_nan, has_inf):
     17.9 and 16.5 ms for the branching single pass this replaced; float64 8.3 and
     18.6 ms against 9.6 and 9.1 (the second pass reads the matrix again).
     """
+    flags = np.zeros(matrix.shape[1])
+    _add_differences(matrix, 0, matrix.shape[0], flags)
+    _flag_nan_inf(matrix, flags, has_nan, has_inf)
+
+
+@njit(cache=True, parallel=True)
+def scan_nan_inf_parallel(matrix, has_nan, has_inf):
+    """:func:`scan_nan_inf` with the first pass over blocks of :data:`CHUNK` rows on
+    numba's threads (800,000 x 20 float32 on two threads: 2.4 -> 1.2 ms); a column's
+    sum is NaN exactly when one of its blocks' is, whatever the order."""
     n_rows, n_columns = matrix.shape
+    n_chunks = (n_rows + CHUNK - 1) // CHUNK
+    chunk_flags = np.zeros((n_chunks, n_columns))
+    for chunk in prange(n_chunks):
+        start = chunk * CHUNK
+        _add_differences(matrix, start, min(start + CHUNK, n_rows), chunk_flags[chunk])
     flags = np.zeros(n_columns)
-    for i in range(n_rows):
+    for chunk in range(n_chunks):
         for j in range(n_columns):
+            flags[j] += chunk_flags[chunk, j]
+    _flag_nan_inf(matrix, flags, has_nan, has_inf)
+
+
+@njit(cache=True, inline="always")
+def _add_differences(matrix, start, stop, flags):
+    """``flags[j] += x - x`` for every value ``x`` of rows ``start:stop``, column ``j``."""
+    for i in range(start, stop):
+        for j in range(matrix.shape[1]):
             x = np.float64(matrix[i, j])
             flags[j] += x - x
+
+
+@njit(cache=True)
+def _flag_nan_inf(matrix, flags, has_nan, has_inf):
+    """The second pass of :func:`scan_nan_inf`, when some column's ``flags`` is NaN."""
     if not np.any(flags != flags):
         return
+    n_rows, n_columns = matrix.shape
     n_nan = np.zeros(n_columns, dtype=np.int64)
     n_inf = np.zeros(n_columns, dtype=np.int64)
     for i in range(n_rows):

@@ -293,7 +293,10 @@ def _scan_rows(array):
         return [None] * n_columns
     has_nan = np.zeros(n_columns, dtype=bool)
     has_inf = np.zeros(n_columns, dtype=bool)
-    _kernels.scan_nan_inf(array, has_nan, has_inf)
+    if array.shape[0] >= _kernels.PARALLEL_MIN_ROWS:
+        _kernels.scan_nan_inf_parallel(array, has_nan, has_inf)
+    else:
+        _kernels.scan_nan_inf(array, has_nan, has_inf)
     return list(zip(has_nan.tolist(), has_inf.tolist(), strict=True))
 
 
