@@ -493,6 +493,30 @@ def _flag_nan_inf(matrix, flags, has_nan, has_inf):
             has_inf[j] = True
 
 
+@njit(cache=True)
+def label_range(labels):
+    """The smallest and the largest of a non-empty integer array (as int64), in one pass."""
+    low = labels[0]
+    high = labels[0]
+    for i in range(1, labels.shape[0]):
+        value = labels[i]
+        low = min(low, value)
+        high = max(high, value)
+    return np.int64(low), np.int64(high)
+
+
+@njit(cache=True)
+def label_offsets(labels, low, n_offsets, out):
+    """``out[i] = labels[i] - low`` (every label within ``low .. low + n_offsets - 1``);
+    returns how many labels have each offset, in the same pass."""
+    counts = np.zeros(n_offsets, dtype=np.int64)
+    for i in range(labels.shape[0]):
+        offset = np.int64(labels[i]) - low
+        counts[offset] += 1
+        out[i] = offset
+    return counts
+
+
 #: Bits of the sort key taken per radix pass (six passes cover 64 bits, three 32).
 DIGIT_BITS = 11
 N_DIGITS = 6
