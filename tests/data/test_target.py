@@ -144,6 +144,8 @@ def test_regression_target_missing_and_infinite_values_name_the_rows():
         np.array([0, 10**9, 5], dtype=np.int64),  # a wide span: sorted as before
         np.array([1, 2**63], dtype=np.uint64),
         np.random.default_rng(0).integers(-3, 40, size=5000).astype(np.int16),
+        np.array([3, 1, 3, 2], dtype=">i8"),  # (not the machine's byte order)
+        np.array([-4, 9, 9, -4, 0], dtype=">i2")[::2],  # (and strided)
     ],
 )
 def test_integer_classes_as_numpy_unique_gives_them(y):

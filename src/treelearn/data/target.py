@@ -143,12 +143,14 @@ def _count_integer_classes(array):
     ``bincount`` and lookup. None for other labels."""
     if array.dtype.kind not in "iu" or array.dtype == np.uint64 or array.shape[0] == 0:
         return None
-    low, high = data_kernels.label_range(array)
+    # (numba reads numbers in the machine's byte order only.)
+    labels = array if array.dtype.isnative else array.astype(array.dtype.newbyteorder("="))
+    low, high = data_kernels.label_range(labels)
     span = int(high) - int(low) + 1
     if span > max(array.shape[0], 1024) or span > np.iinfo(np.int32).max:
         return None
     y_index = np.empty(array.shape[0], dtype=np.int32)
-    present = data_kernels.label_offsets(array, low, span, y_index) > 0
+    present = data_kernels.label_offsets(labels, low, span, y_index) > 0
     classes = (np.flatnonzero(present) + int(low)).astype(array.dtype)
     if not present.all():
         y_index = (np.cumsum(present) - 1).astype(np.int32)[y_index]
