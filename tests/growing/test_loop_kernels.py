@@ -418,13 +418,17 @@ def test_subtree_batches_are_guided_shares_of_the_work_left(sizes, max_depth, n_
     least = left / (grower_module.MIN_BATCH_SHARE * n_threads)
     most = left / (grower_module.SUBTREES_PER_THREAD * n_threads)
     for k, batch in enumerate(batches):
+        # (Summed one node at a time, as the batching does: the same roundings.)
+        before_last = 0.0
+        for item in batch[:-1]:
+            before_last += cost[item]
+            share = min(max(left / (grower_module.GUIDED_SHARE * n_threads), least), most)
+            assert before_last < share  # (the batch did not close before its last node)
+        taken = before_last + cost[batch[-1]]
         share = min(max(left / (grower_module.GUIDED_SHARE * n_threads), least), most)
-        taken = cost[batch]
         if k < len(batches) - 1:
-            assert taken.sum() >= share > taken[:-1].sum()
-        else:
-            assert taken[:-1].sum() < share
-        left -= taken.sum()
+            assert taken >= share
+        left -= taken
 
 
 def test_subtree_batches_weigh_the_levels_max_depth_leaves():
