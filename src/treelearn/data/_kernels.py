@@ -494,18 +494,6 @@ def _flag_nan_inf(matrix, flags, has_nan, has_inf):
 
 
 @njit(cache=True)
-def label_range(labels):
-    """The smallest and the largest of a non-empty integer array (as int64), in one pass."""
-    low = labels[0]
-    high = labels[0]
-    for i in range(1, labels.shape[0]):
-        value = labels[i]
-        low = min(low, value)
-        high = max(high, value)
-    return np.int64(low), np.int64(high)
-
-
-@njit(cache=True)
 def label_offsets(labels, low, n_offsets, out):
     """``out[i] = labels[i] - low`` (every label within ``low .. low + n_offsets - 1``);
     returns how many labels have each offset, in the same pass."""

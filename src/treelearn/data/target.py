@@ -136,22 +136,22 @@ def _index_dtype(n_classes):
 def _count_integer_classes(array):
     """``np.unique(array, return_inverse=True)`` of integer labels that span fewer values
     than there are rows (the usual ``0 .. k-1``), by counting instead of sorting: the
-    same classes and indices, in two passes of a kernel (the labels' range, then each
-    label's offset from the smallest and their counts) and without the sort's copies
-    of the column; the offsets are the indices when every value of the range occurs.
-    800,000 labels: 2.3 -> 0.9 ms (2 classes) against numpy's min, max, subtraction,
+    same classes and indices, without the sort's copies of the column: numpy's range,
+    then one pass of a kernel writing each label's offset from the smallest and
+    counting them; the offsets are the indices when every value of the range occurs.
+    800,000 labels: 2.3 -> 1.1 ms (2 classes) against numpy's subtraction,
     ``bincount`` and lookup. None for other labels."""
     if array.dtype.kind not in "iu" or array.dtype == np.uint64 or array.shape[0] == 0:
         return None
-    # (numba reads numbers in the machine's byte order only.)
-    labels = array if array.dtype.isnative else array.astype(array.dtype.newbyteorder("="))
-    low, high = data_kernels.label_range(labels)
-    span = int(high) - int(low) + 1
+    low, high = int(array.min()), int(array.max())
+    span = high - low + 1
     if span > max(array.shape[0], 1024) or span > np.iinfo(np.int32).max:
         return None
+    # (numba reads numbers in the machine's byte order only.)
+    labels = array if array.dtype.isnative else array.astype(array.dtype.newbyteorder("="))
     y_index = np.empty(array.shape[0], dtype=np.int32)
     present = data_kernels.label_offsets(labels, low, span, y_index) > 0
-    classes = (np.flatnonzero(present) + int(low)).astype(array.dtype)
+    classes = (np.flatnonzero(present) + low).astype(array.dtype)
     if not present.all():
         y_index = (np.cumsum(present) - 1).astype(np.int32)[y_index]
     return classes, y_index

@@ -263,10 +263,10 @@ def subtree_batches(sizes, depths, max_depth, n_threads):
         levels = np.minimum(levels, np.maximum(max_depth - depths, 1))
     cost = sizes * levels
     order = np.argsort(-cost, kind="stable")
-    least = cost.sum() / (MIN_BATCH_SHARE * n_threads)
-    most = cost.sum() / (SUBTREES_PER_THREAD * n_threads)
-    batches = []
     left = cost.sum()
+    least = left / (MIN_BATCH_SHARE * n_threads)
+    most = left / (SUBTREES_PER_THREAD * n_threads)
+    batches = []
     first = 0
     taken = 0.0
     for k, item in enumerate(order):
