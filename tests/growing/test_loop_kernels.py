@@ -348,6 +348,8 @@ def test_subtrees_on_threads_grow_the_serial_tree(setting, task, max_bins, nomin
     monkeypatch.setattr(grower_module, "PARALLEL_MIN_ROWS", 64)
     monkeypatch.setattr(grower_module, "STORE_MIN_ROWS", 32)
     monkeypatch.setattr(grower_module, "SUBTREES_PER_THREAD", per_thread)
+    # (Batches of at most as many rows as a subtree: several subtrees to a batch.)
+    monkeypatch.setattr(grower_module, "MAX_BATCH_SHARE", per_thread)
     monkeypatch.setattr(grower_module, "SUBTREE_MIN_ROWS", min_rows)
     monkeypatch.setattr(grower_module, "TRIM_MIN_BATCH_ROWS", 1)
     monkeypatch.setattr(grower_module, "STITCH_WAVES_MIN_BYTES", 0)
@@ -397,7 +399,7 @@ def test_subtrees_on_threads_grow_the_serial_tree(setting, task, max_bins, nomin
 def test_subtree_batches_are_guided_shares_of_the_work_left(sizes, max_depth, n_threads, data):
     """Every deferred node in one batch, costliest first (rows x the levels it can
     still grow); each batch closes at the node that brings it to its share of the
-    work left (``1 / (GUIDED_SHARE * n_threads)``, at most ``1 / (SUBTREES_PER_THREAD
+    work left (``1 / (GUIDED_SHARE * n_threads)``, at most ``1 / (MAX_BATCH_SHARE
     * n_threads)`` and at least ``1 / (MIN_BATCH_SHARE * n_threads)`` of the whole),
     the last one with the last node."""
     sizes = np.array(sizes, dtype=np.int64)
@@ -416,7 +418,7 @@ def test_subtree_batches_are_guided_shares_of_the_work_left(sizes, max_depth, n_
     assert np.all(np.diff(cost[items]) <= 0)
     left = cost.sum()
     least = left / (grower_module.MIN_BATCH_SHARE * n_threads)
-    most = left / (grower_module.SUBTREES_PER_THREAD * n_threads)
+    most = left / (grower_module.MAX_BATCH_SHARE * n_threads)
     for k, batch in enumerate(batches):
         # (Summed one node at a time, as the batching does: the same roundings.)
         before_last = 0.0
@@ -446,6 +448,7 @@ def test_batches_of_subtrees_hand_freed_memory_back_from_a_size(min_batch_rows, 
     ``TRIM_MIN_BATCH_ROWS`` rows; the stitching does once all are grown."""
     monkeypatch.setattr(grower_module, "PARALLEL_MIN_ROWS", 64)
     monkeypatch.setattr(grower_module, "SUBTREES_PER_THREAD", 2)
+    monkeypatch.setattr(grower_module, "MAX_BATCH_SHARE", 2)  # (batches of 300+ rows)
     monkeypatch.setattr(grower_module, "SUBTREE_MIN_ROWS", 1)
     monkeypatch.setattr(grower_module, "TRIM_MIN_BATCH_ROWS", min_batch_rows)
     monkeypatch.setattr(grower_module, "STITCH_WAVES_MIN_BYTES", 0)

@@ -109,18 +109,25 @@ HIST_RATIO = 2.0
 PARALLEL_MIN_ROWS = 20_000
 #: On several threads, subtrees of fewer than ``n / (SUBTREES_PER_THREAD * n_threads)``
 #: rows (and at least ``SUBTREE_MIN_ROWS``) are grown separately, one per thread at
-#: a time; more, smaller ones balance the threads better.
-SUBTREES_PER_THREAD = 8
+#: a time; more, smaller ones balance the threads better, but the nodes above them
+#: split one at a time, their features on the threads, whose partitions and
+#: searches scale less well than whole subtrees on separate threads. Two threads,
+#: 800,000 x 20, depth 10, 255 bins (one process, eleven fits of each alternating):
+#: with 4 instead of 8 the fit took 4-10% less (best 112.5 / 195.6 / 200.9 ms
+#: against 121.7 / 203.4 / 222.0 for two classes, ten, regression); full depth and
+#: 80,000 rows within 2% either way.
+SUBTREES_PER_THREAD = 4
 SUBTREE_MIN_ROWS = 1_000
 #: Batches of those subtrees (:func:`subtree_batches`) take ``1 / (GUIDED_SHARE *
-#: n_threads)`` of the estimated work left each, at most ``1 / (SUBTREES_PER_THREAD
-#: * n_threads)`` and at least ``1 / (MIN_BATCH_SHARE * n_threads)`` of the whole.
+#: n_threads)`` of the estimated work left each, at most ``1 / (MAX_BATCH_SHARE *
+#: n_threads)`` and at least ``1 / (MIN_BATCH_SHARE * n_threads)`` of the whole.
 #: Against batches of equal rows (1/16 of them on two threads), the threads' last
 #: batches ended 1.3-2.5 ms apart instead of 4.4-11.1 (800,000 x 20, depth 10, two
 #: threads; full depth at 100,000 rows: 1.4 against 8.9). Without the upper bound
 #: (first batches of 1/4 of the work), the stitching's first wave held more of the
 #: subtrees' tables twice: 15 MB more at full depth, regression, 800,000 rows.
 GUIDED_SHARE = 2
+MAX_BATCH_SHARE = 8
 MIN_BATCH_SHARE = 32
 #: A batch of subtrees of at least this many rows hands the memory it freed back
 #: to the system when grown (:func:`_return_freed_memory`, 0.2-3 ms a call): the
@@ -253,7 +260,7 @@ def subtree_batches(sizes, depths, max_depth, n_threads):
     A subtree's cost is estimated as its rows times the levels it can still grow
     (``log2`` of its rows, at most what ``max_depth`` leaves it). Batches shrink as
     the work left does (each takes ``1 / (GUIDED_SHARE * n_threads)`` of it, at most
-    ``1 / (SUBTREES_PER_THREAD * n_threads)`` and at least ``1 / (MIN_BATCH_SHARE *
+    ``1 / (MAX_BATCH_SHARE * n_threads)`` and at least ``1 / (MIN_BATCH_SHARE *
     n_threads)`` of the whole), so the threads' last batches are small and end close
     together, while no batch holds more of the subtrees' tables than batches of equal
     rows did (:func:`_stitched_table` places them ``n_threads`` batches at a time). A
@@ -265,7 +272,7 @@ def subtree_batches(sizes, depths, max_depth, n_threads):
     order = np.argsort(-cost, kind="stable")
     left = cost.sum()
     least = left / (MIN_BATCH_SHARE * n_threads)
-    most = left / (SUBTREES_PER_THREAD * n_threads)
+    most = left / (MAX_BATCH_SHARE * n_threads)
     batches = []
     first = 0
     taken = 0.0
