@@ -241,10 +241,15 @@ def test_subtraction_clips_rounding_residue_but_keeps_negative_sums():
     # count 1; weight 0.3 - 0.30000000000000004 < 0 -> clipped to 0; sum(w y) stays -1;
     # sum(w y^2) clipped to 0.
     np.testing.assert_array_equal(out, [[1.0, 0.0, -1.0, 0.0]])
+    # Each bin's channels alike, whichever bin (the numbers are read as one run).
+    out = np.empty((3, 4))
+    subtract_histograms(np.tile(parent, (3, 1)), np.tile(sibling, (3, 1)), False, out)
+    np.testing.assert_array_equal(out, [[1.0, 0.0, -1.0, 0.0]] * 3)
     parent = np.array([[3.0, 0.3, 1.0]])
     sibling = np.array([[1.0, 0.1 + 0.2, 1.0]])
-    subtract_histograms(parent, sibling, True, out[:, :3])
-    np.testing.assert_array_equal(out[:, :3], [[2.0, 0.0, 0.0]])
+    out = np.empty_like(parent)
+    subtract_histograms(parent, sibling, True, out)
+    np.testing.assert_array_equal(out, [[2.0, 0.0, 0.0]])
 
 
 def test_histogram_pins_numbers():

@@ -255,20 +255,23 @@ def _child_histograms(data, stored, pool, free, n_free, parent_slot, bounds, n_c
     slots[:n_children] = -1
     largest = largest_child(bounds, n_children)
     if stored_features.shape[0] and bounds[largest + 1] - bounds[largest] >= store_min_rows:
-        siblings[:, :] = 0.0
+        # The siblings' sum is made only where there are several: a binary split's
+        # one sibling is subtracted as it is.
+        summed = parent_slot >= 0 and n_children > 2
+        if summed:
+            siblings[:, :] = 0.0
         for k in range(n_children):
             if k == largest or (parent_slot < 0 and bounds[k + 1] - bounds[k] < store_min_rows):
                 continue  # (a child too small to keep is built only for the subtraction)
             pool, free, n_free, slots[k] = _take_slot(pool, free, n_free)
             _build_kept(data, stored_features, stored_rows, bounds[k], bounds[k + 1],
                         parallel_min_rows, partition_buffer, pool[slots[k]])  # fmt: skip
-            if parent_slot >= 0:
+            if summed:
                 siblings += pool[slots[k]]
         pool, free, n_free, slots[largest] = _take_slot(pool, free, n_free)
         if parent_slot >= 0:
-            subtract_histograms(
-                pool[parent_slot], siblings, is_classification, pool[slots[largest]]
-            )
+            others = siblings if summed else pool[slots[1 - largest]]
+            subtract_histograms(pool[parent_slot], others, is_classification, pool[slots[largest]])
         else:
             _build_kept(data, stored_features, stored_rows, bounds[largest],
                         bounds[largest + 1], parallel_min_rows, partition_buffer,
