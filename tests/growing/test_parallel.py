@@ -106,6 +106,28 @@ def test_fit_restores_numba_thread_count():
     assert numba.get_num_threads() == before
 
 
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_reading_x_runs_on_n_jobs_threads(n_jobs, monkeypatch):
+    """The scan of a large matrix for NaN and infinities, the first thing a fit does
+    with X, runs on ``n_jobs`` threads like the rest of the fit (it ran on all cores
+    once, before the fit set numba's thread count)."""
+    from treelearn.data import _kernels as data_kernels
+
+    seen = []
+    scan = data_kernels.scan_nan_inf_parallel
+
+    def counted(*args):
+        seen.append(numba.get_num_threads())
+        return scan(*args)
+
+    monkeypatch.setattr(data_kernels, "scan_nan_inf_parallel", counted)
+    rng = np.random.default_rng(0)
+    X = rng.random((data_kernels.PARALLEL_MIN_ROWS, 2), dtype=np.float32)
+    y = (X[:, 0] > 0.5).astype(int)
+    CARTClassifier(n_jobs=n_jobs, max_depth=1).fit(X, y)
+    assert seen == [min(n_jobs, numba.config.NUMBA_NUM_THREADS)]
+
+
 @pytest.mark.parametrize("n_jobs", [0, 1.5, "all"])
 def test_bad_n_jobs(n_jobs):
     X, y = make_classification(100, 4, random_state=0)

@@ -212,31 +212,32 @@ class BaseTree(BaseEstimator):
     def _fit(self, X, y, sample_weight):
         """Validate everything, drop zero-weight rows, encode ``X`` and grow ``tree_``."""
         self._check_params()
-        table = read_table(X, self.categorical_features)
-        check_not_empty(table)
-        y_encoded, n_classes, row_factor, fitted = self._encode_target(y, table.n_rows)
-        # None: every row weighs 1, and no array of ones is made (the grower stores
-        # none where it can: 8 bytes a row of the fit's memory).
-        weight = None
-        if sample_weight is not None:
-            weight = validate_sample_weight(sample_weight, table.n_rows)
-        if row_factor is not None:
-            weight = row_factor.astype(np.float64) if weight is None else weight * row_factor
-            if not weight.any():
-                raise DataError(
-                    "sample_weight times class_weight is zero for every row; at least one "
-                    "row needs a positive weight (check class_weight)."
-                )
-        if weight is not None:
-            positive = weight > 0
-            if not positive.all():
-                table = table.take(positive)
-                y_encoded = y_encoded[positive]
-                weight = weight[positive]
-            del positive
-        table = self._prepare_table(table, y_encoded, weight)
+        # Everything from reading X on runs on n_jobs's threads (the scan of a large
+        # matrix for NaN and infinities, the binning and encoding, the growing).
         with _numba_threads(getattr(self, "n_jobs", 1)) as n_threads:
-            # (Encoding runs inside: its binning kernels use n_jobs's threads too.)
+            table = read_table(X, self.categorical_features)
+            check_not_empty(table)
+            y_encoded, n_classes, row_factor, fitted = self._encode_target(y, table.n_rows)
+            # None: every row weighs 1, and no array of ones is made (the grower stores
+            # none where it can: 8 bytes a row of the fit's memory).
+            weight = None
+            if sample_weight is not None:
+                weight = validate_sample_weight(sample_weight, table.n_rows)
+            if row_factor is not None:
+                weight = row_factor.astype(np.float64) if weight is None else weight * row_factor
+                if not weight.any():
+                    raise DataError(
+                        "sample_weight times class_weight is zero for every row; at least one "
+                        "row needs a positive weight (check class_weight)."
+                    )
+            if weight is not None:
+                positive = weight > 0
+                if not positive.all():
+                    table = table.take(positive)
+                    y_encoded = y_encoded[positive]
+                    weight = weight[positive]
+                del positive
+            table = self._prepare_table(table, y_encoded, weight)
             dataset = encode_table(table, getattr(self, "max_bins", None))
             # Let go of what the table holds beyond what the dataset keeps (object
             # columns of nominal values; copies, but for an exact numeric column the
