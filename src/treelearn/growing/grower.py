@@ -501,7 +501,9 @@ class Grower:
         if self._c45_loop_applies():
             return self._grow_c45()
         n = self.dataset.n_samples
-        self.rows = np.arange(n, dtype=np.intp)
+        # Row indices in four bytes where they fit: 3.2 MB less at 800,000 rows (the
+        # same trees; the kernels read them no slower).
+        self.rows = np.arange(n, dtype=np.int32 if n < 2**31 else np.intp)
         partition_kernels.counting_sort_columns(
             self.codes, self.sorted_features, self.n_codes[self.sorted_features] + 1,
             self.sorted_rows, self.sorted_codes,
