@@ -21,8 +21,6 @@ Child sentinels
 
 import numpy as np
 
-#: dtype of row indices and node indices.
-INDEX_DTYPE = np.intp
 #: dtype of every floating-point statistic, threshold and value.
 FLOAT_DTYPE = np.float64
 #: dtype of the Tree's node and feature indices (``feature``, ``child_ptr``,
@@ -67,6 +65,13 @@ def code_dtype_for(max_code):
         if max_code <= np.iinfo(dtype).max:
             return np.dtype(dtype)
     return np.dtype(np.uint64)
+
+
+def row_index_dtype(n_rows):
+    """dtype of the growing loops' row indices (and of anything below the row count,
+    such as a column's codes sorted beside its rows): int32 while every row index
+    fits, the half of int64's memory (3.2 MB less at 800,000 rows)."""
+    return np.dtype(np.int32 if n_rows <= np.iinfo(np.int32).max else np.int64)
 
 
 def n_channels(task, n_classes):
