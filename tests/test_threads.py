@@ -3,12 +3,20 @@
 import os
 import sys
 import threading
+import time
 
+import numba
 import numpy as np
 import pytest
 
 from treelearn import CARTClassifier
-from treelearn._threads import thread_pool
+from treelearn._threads import (
+    _gnu_openmp_pause,
+    map_on_threads,
+    release_openmp_workers,
+    thread_pool,
+)
+from treelearn.data._kernels import gather_matrix_rows_parallel
 
 
 def test_one_pool_per_thread_count_made_once():
@@ -34,9 +42,9 @@ def test_threads_are_kept_between_fits():
     X = np.random.default_rng(0).normal(size=(70_000, 4)).astype(np.float32)
     y = (X[:, 0] + X[:, 1] > 0).astype(int)
     CARTClassifier(max_depth=6, n_jobs=2).fit(X, y)
-    before = {t.ident for t in threading.enumerate() if t.name.startswith("treelearn-2")}
+    before = {t.ident for t in threading.enumerate() if t.name.startswith("treelearn-")}
     first = CARTClassifier(max_depth=6, n_jobs=2).fit(X, y)
-    after = {t.ident for t in threading.enumerate() if t.name.startswith("treelearn-2")}
+    after = {t.ident for t in threading.enumerate() if t.name.startswith("treelearn-")}
     assert before and after == before
     serial = CARTClassifier(max_depth=6, n_jobs=1).fit(X, y)
     np.testing.assert_array_equal(first.tree_.feature, serial.tree_.feature)
@@ -61,3 +69,86 @@ def test_a_forked_child_gets_pools_of_its_own():
     os.close(read)
     os.waitpid(pid, 0)
     assert answer == b"1"
+
+
+@pytest.mark.parametrize("n_threads", [2, 3])
+def test_map_on_threads_runs_each_item_once_on_the_caller_and_the_pool(n_threads):
+    barrier = threading.Barrier(n_threads, timeout=10)
+    lock = threading.Lock()
+    running = most = 0
+
+    def work(i):
+        nonlocal running, most
+        with lock:
+            running += 1
+            most = max(most, running)
+        if i < n_threads:
+            barrier.wait()  # (the first items run at once, one on each thread)
+        with lock:
+            running -= 1
+        return i * i, threading.get_ident()
+
+    out = map_on_threads(work, range(40), n_threads)
+    assert [square for square, _ in out] == [i * i for i in range(40)]  # in the items' order
+    used = {ident for _, ident in out}
+    assert len(used) == n_threads and threading.get_ident() in used
+    assert most == n_threads
+
+
+def test_map_on_threads_on_one_thread_runs_on_the_caller():
+    out = map_on_threads(lambda i: (i, threading.get_ident()), range(5), 1)
+    assert out == [(i, threading.get_ident()) for i in range(5)]
+    assert map_on_threads(str, [], 2) == []
+
+
+@pytest.mark.parametrize("raising_thread", ["caller", "pool"])
+def test_map_on_threads_stops_at_an_exception_and_raises_it(raising_thread):
+    caller = threading.get_ident()
+    started = []
+    raised = threading.Event()
+
+    def work(i):
+        on_caller = threading.get_ident() == caller
+        started.append(i)
+        if not raised.is_set() and on_caller == (raising_thread == "caller"):
+            raised.set()
+            raise ValueError(f"item {i} on the {raising_thread}")
+        time.sleep(0.005)
+        return i
+
+    with pytest.raises(ValueError, match=f"on the {raising_thread}"):
+        map_on_threads(work, range(200), 2)
+    # No item started after the raise but the one the other thread was taking:
+    # the call waited for the other thread, which stopped.
+    count = len(started)
+    assert count <= 4
+    time.sleep(0.05)
+    assert len(started) == count
+
+
+def _task_count():
+    return len(os.listdir("/proc/self/task"))
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="needs Linux's /proc")
+@pytest.mark.skipif(numba.config.NUMBA_NUM_THREADS < 2, reason="needs two of numba's threads")
+def test_released_openmp_workers_end_and_come_back():
+    matrix = np.arange(60_000 * 4, dtype=np.float32).reshape(60_000, 4)
+    positions = np.arange(0, 60_000, 3, dtype=np.int64)
+    columns = np.array([3, 1], dtype=np.int64)
+    out = np.empty((2, positions.shape[0]), dtype=np.float32)
+    threads_before = numba.get_num_threads()
+    numba.set_num_threads(2)
+    try:
+        gather_matrix_rows_parallel(matrix, positions, columns, out)
+        if _gnu_openmp_pause() is None:
+            pytest.skip("numba does not run on GNU OpenMP here")
+        with_workers = _task_count()
+        release_openmp_workers()
+        assert _task_count() == with_workers - 1  # (the one worker of two threads ended)
+        out[:] = 0
+        gather_matrix_rows_parallel(matrix, positions, columns, out)
+        np.testing.assert_array_equal(out, matrix[positions][:, columns].T)
+        assert _task_count() == with_workers  # (started again)
+    finally:
+        numba.set_num_threads(threads_before)

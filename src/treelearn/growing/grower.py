@@ -71,7 +71,7 @@ from treelearn._dtypes import (
     n_channels,
     row_index_dtype,
 )
-from treelearn._threads import thread_pool
+from treelearn._threads import map_on_threads
 from treelearn.criteria import HISTOGRAM_CRITERIA, criterion_id
 from treelearn.criteria._kernels import weighted_impurity
 from treelearn.criteria.measures import conditional_entropy, conditional_gini
@@ -195,12 +195,12 @@ class _Node:
         return self.end - self.start
 
 
-def _stitched_table(pool, n_threads, tables, frontier, batches, results):
+def _stitched_table(n_threads, tables, frontier, batches, results):
     """``(nodes, n_nodes, category_pool)``: :func:`~treelearn.growing._loop_kernels.grow_top`'s
     ``tables`` with the subtrees grown for each batch of deferred nodes
     (``results``) put in: every node written once, where the serial loop numbers
-    it, ``n_threads`` batches at a time on the threads of ``pool`` (their places
-    never meet).
+    it, ``n_threads`` batches at a time on ``n_threads`` threads
+    (:func:`~treelearn._threads.map_on_threads`; their places never meet).
 
     Each wave's subtrees are let go of once placed (``results`` is the caller's
     list: emptied here), so the subtrees' tables and the stitched ones, whose pages
@@ -237,8 +237,7 @@ def _stitched_table(pool, n_threads, tables, frontier, batches, results):
             for k in wave
         ]
         if in_waves:
-            for future in [pool.submit(loop_kernels.place_subtrees, *p) for p in placements]:
-                future.result()
+            map_on_threads(lambda p: loop_kernels.place_subtrees(*p), placements, n_threads)
         else:
             for placement in placements:
                 loop_kernels.place_subtrees(*placement)
@@ -701,10 +700,9 @@ class Grower:
                 _return_freed_memory()
             return subtrees
 
-        pool = thread_pool(self.n_threads)
-        results = list(pool.map(grow, batches))
+        results = map_on_threads(grow, batches, self.n_threads)
         hist_spaces.clear()
-        return _stitched_table(pool, self.n_threads, tables, frontier, batches, results)
+        return _stitched_table(self.n_threads, tables, frontier, batches, results)
 
     def _threshold_tables(self):
         """Per feature what the numba loop needs of :meth:`Dataset.threshold`: kind
