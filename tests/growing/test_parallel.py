@@ -43,6 +43,9 @@ def small_parallel_nodes(monkeypatch):
         lambda: CARTClassifier(criterion="entropy", max_bins=32),
         lambda: CARTClassifier(missing="surrogate", max_depth=6),
         lambda: CARTRegressor(min_samples_leaf=3),
+        # Exact codes: thresholds read back from the columns, a feature on each thread.
+        lambda: CARTClassifier(max_bins=None),
+        lambda: CARTRegressor(max_bins=None),
     ],
 )
 def test_threads_do_not_change_the_tree(make, monkeypatch):

@@ -649,7 +649,7 @@ def write_key_ranks(sorted_keys, sorted_index, distinct_bits, out):
         out[sorted_index[i]] = rank
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def write_code_values(values, codes, out):
     """``out[c]``: the value of the rows of exact code ``c`` (as the float64 it converts
     to, -0.0 as 0.0, as :func:`write_key_ranks` gives it), for ``c < out.shape[0]``;

@@ -725,14 +725,24 @@ class Grower:
     def _put_thresholds(self, feature, left_code, right_code, threshold):
         """Thresholds of the numba loop's splits between two known codes, placed as
         ``spec.threshold_at`` says (the loop leaves those between exact values
-        NaN), for all nodes of a feature at once."""
+        NaN), for all nodes of a feature at once, a feature on each of the fit's
+        threads (a feature's exact values are read back from its column in a pass
+        over the rows, :meth:`Dataset.code_values`: 20 features of 800,000 rows,
+        full-depth regression, 105 -> 60-80 ms on two threads, 100 -> 78 on one,
+        where each pass had gathered every split node's feature again)."""
         at_data = self.spec.threshold_at == "data"
         pending = np.flatnonzero((right_code >= 0) & (at_data | np.isnan(threshold)))
-        for f in np.flatnonzero(np.bincount(feature[pending], minlength=self.n_features)):
-            nodes = pending[feature[pending] == f]
-            threshold[nodes] = self.dataset.thresholds(
-                int(f), left_code[nodes], right_code[nodes], at_data
-            )
+        pending_feature = feature[pending]
+        features = np.flatnonzero(np.bincount(pending_feature, minlength=self.n_features))
+        node_groups = [pending[pending_feature == f] for f in features]
+
+        def thresholds_of(f, nodes):
+            return self.dataset.thresholds(int(f), left_code[nodes], right_code[nodes], at_data)
+
+        groups = list(zip(features, node_groups, strict=True))
+        placed = map_on_threads(lambda group: thresholds_of(*group), groups, self.n_threads)
+        for nodes, values in zip(node_groups, placed, strict=True):
+            threshold[nodes] = values
 
     def _make_node(
         self, start, end, depth, stats, hist, parent=None, rows=None, row_weight=None, used=None
