@@ -55,7 +55,10 @@ one tree per class in their one round: ``leaves`` is then the mean over those tr
 ("mean of 10").
 
 Ratios are the library's fit time, predict time and fit memory over
-scikit-learn's, so below 1 means faster or leaner than scikit-learn. A child that
+scikit-learn's, so below 1 means faster or leaner than scikit-learn (three
+decimals below 1: 0.097 and 0.104 are either side of a 10x goal); ``vs 1 thr``
+is the library's one-thread fit time over this row's (the speed-up of its
+threads). Times under a second have three decimals. A child that
 runs longer than ``--timeout`` seconds is killed and becomes a ``timeout`` row;
 one that fails becomes a row with its error; the run goes on. Nothing here is
 asserted: run it by hand (the default grid takes hours on two cores)::
@@ -662,7 +665,9 @@ def print_progress(config, row):
     if row.result is None:
         outcome = row.error
     else:
-        outcome = f"fit {row.result['fit']:.2f} s, predict {row.result['predict']:.3f} s"
+        outcome = (
+            f"fit {format_seconds(row.result['fit'])} s, predict {row.result['predict']:.3f} s"
+        )
     print(f"  {config.title}: {row.library}, {row.threads} thr: {outcome}", flush=True)
 
 
@@ -713,10 +718,17 @@ def benchmark(args):
 
 
 def ratio(value, reference, minimum=0.0):
-    """``value / reference`` as text; "–" without a reference above ``minimum``."""
+    """``value / reference`` as text (three decimals below 1, two above); "–" without
+    a reference above ``minimum``."""
     if reference is None or reference <= minimum or value is None:
         return "–"
-    return f"{value / reference:.2f}"
+    quotient = value / reference
+    return f"{quotient:.3f}" if quotient < 1 else f"{quotient:.2f}"
+
+
+def format_seconds(seconds):
+    """Seconds as text: three decimals under a second, two above."""
+    return f"{seconds:.3f}" if seconds < 1 else f"{seconds:.2f}"
 
 
 def format_leaves(result):
@@ -755,6 +767,7 @@ HEADER = [
     "fit/sk",
     "predict/sk",
     "MB/sk",
+    "vs 1 thr",
     "warm-up s",
 ]
 
@@ -763,11 +776,15 @@ def row_cells(config, row, reference):
     """The table cells of one row; ``reference`` is scikit-learn's result or None."""
     start = [row.library, MODES[row.library], str(row.threads)]
     if row.result is None:
-        return [*start, row.error, *["–"] * 3, row.leaves_asked or "–", *["–"] * 5]
+        return [*start, row.error, *["–"] * 3, row.leaves_asked or "–", *["–"] * 6]
     r, ref = row.result, reference or {}
+    one_thread = [o.result["fit"] for o in config.measured(row.library) if o.threads == 1]
+    speed_up = "–"
+    if row.threads > 1 and one_thread:
+        speed_up = f"{one_thread[0] / r['fit']:.2f}"
     return [
         *start,
-        f"{r['fit']:.2f}",
+        format_seconds(r["fit"]),
         f"{r['predict']:.3f}",
         ("" if r["memory_method"] == "VmHWM" else "≥") + f"{r['memory_mb']:.0f}",
         format_leaves(r),
@@ -776,6 +793,7 @@ def row_cells(config, row, reference):
         ratio(r["fit"], ref.get("fit")),
         ratio(r["predict"], ref.get("predict")),
         ratio(r["memory_mb"], ref.get("memory_mb"), minimum=1.0),
+        speed_up,
         f"{r['warm_up']:.1f}",
     ]
 
