@@ -95,6 +95,24 @@ def test_map_on_threads_runs_each_item_once_on_the_caller_and_the_pool(n_threads
     assert most == n_threads
 
 
+def test_map_on_threads_called_from_work_on_the_pool_finishes():
+    # The inner calls' pool thread is the one running the outer items (or busy with
+    # them): their helpers never start, and the callers do the items themselves.
+    def outer(i):
+        return sum(map_on_threads(lambda j: i * j, range(6), 2))
+
+    done = []
+
+    def run():
+        done.append(map_on_threads(outer, range(8), 2))
+
+    runner = threading.Thread(target=run)
+    runner.start()
+    runner.join(timeout=30)
+    assert not runner.is_alive(), "map_on_threads deadlocked"
+    assert done == [[15 * i for i in range(8)]]
+
+
 def test_map_on_threads_on_one_thread_runs_on_the_caller():
     out = map_on_threads(lambda i: (i, threading.get_ident()), range(5), 1)
     assert out == [(i, threading.get_ident()) for i in range(5)]

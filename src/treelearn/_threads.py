@@ -116,7 +116,8 @@ def map_on_threads(function, items, n_threads):
 
     When a call raises, no further item is started; the calls under way are waited
     for, and the exception raised on the calling thread, or else one raised on a
-    pool thread, is raised."""
+    pool thread, is raised. A call from work on the pool (every pool thread maybe
+    busy) runs its items on the calling thread where no pool thread comes free."""
     items = list(items)
     results = [None] * len(items)
     if n_threads <= 1 or len(items) < 2:
@@ -144,9 +145,13 @@ def map_on_threads(function, items, n_threads):
     try:
         work()
     finally:
-        for future in futures:
+        # A helper not started yet is cancelled (the items are all taken, or the
+        # work stopped), not waited for: where every pool thread is busy (a call
+        # from work on the pool itself), it would never start.
+        started = [future for future in futures if not future.cancel()]
+        for future in started:
             future.exception()  # (waits for it)
-    for future in futures:
+    for future in started:
         future.result()
     return results
 
