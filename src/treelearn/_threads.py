@@ -119,9 +119,9 @@ def map_on_threads(function, items, n_threads):
     pool thread, is raised. A call from work on the pool (every pool thread maybe
     busy) runs its items on the calling thread where no pool thread comes free."""
     items = list(items)
-    results = [None] * len(items)
     if n_threads <= 1 or len(items) < 2:
         return [function(item) for item in items]
+    results = [None] * len(items)
     lock = threading.Lock()
     next_item = iter(range(len(items)))
     stopped = False
