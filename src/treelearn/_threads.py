@@ -40,6 +40,7 @@ regression; one process, alternating with the former pool).
 """
 
 import ctypes
+import functools
 import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -48,19 +49,18 @@ import numba
 
 _lock = threading.Lock()
 _pools = {}
-#: ``omp_pause_resource_all`` of the GNU OpenMP runtime numba's kernels run on,
-#: once looked up (False: not looked up yet; None: none to call).
-_openmp_pause = False
 #: ``omp_pause_soft`` of OpenMP 5.0's ``omp_pause_resource_t``.
 _OMP_PAUSE_SOFT = 1
 
 
+@functools.cache
 def _gnu_openmp_pause():
     """``omp_pause_resource_all`` of the libgomp that numba's OpenMP threading layer
     runs on, or None: another threading layer or OpenMP runtime (LLVM's and
     Intel's pause every root thread's workers at once, not the caller's; Microsoft's
-    has none), or a libgomp older than GCC 9. Raises ValueError while numba has
-    not chosen its threading layer (no parallel kernel has run)."""
+    has none), or a libgomp older than GCC 9. Looked up once; raises ValueError
+    (not kept: asked again next time) while numba has not chosen its threading
+    layer (no parallel kernel has run)."""
     if numba.threading_layer() != "omp":
         return None
     from numba.np.ufunc import omppool
@@ -83,14 +83,12 @@ def release_openmp_workers():
     before any parallel kernel has run, nothing. libgomp pauses the caller's own
     workers only (other threads' parallel regions go on) and refuses inside a
     parallel region; the next parallel kernel starts them again."""
-    global _openmp_pause
-    if _openmp_pause is False:
-        try:
-            _openmp_pause = _gnu_openmp_pause()
-        except ValueError:
-            return  # no parallel kernel has run: no worker to release
-    if _openmp_pause is not None:
-        _openmp_pause(_OMP_PAUSE_SOFT)
+    try:
+        pause = _gnu_openmp_pause()
+    except ValueError:
+        return  # no parallel kernel has run: no worker to release
+    if pause is not None:
+        pause(_OMP_PAUSE_SOFT)
 
 
 def thread_pool(n_threads):

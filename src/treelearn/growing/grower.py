@@ -736,11 +736,13 @@ class Grower:
         features = np.flatnonzero(np.bincount(pending_feature, minlength=self.n_features))
         node_groups = [pending[pending_feature == f] for f in features]
 
-        def thresholds_of(f, nodes):
+        def thresholds_of(group):
+            f, nodes = group
             return self.dataset.thresholds(int(f), left_code[nodes], right_code[nodes], at_data)
 
-        groups = list(zip(features, node_groups, strict=True))
-        placed = map_on_threads(lambda group: thresholds_of(*group), groups, self.n_threads)
+        placed = map_on_threads(
+            thresholds_of, zip(features, node_groups, strict=True), self.n_threads
+        )
         for nodes, values in zip(node_groups, placed, strict=True):
             threshold[nodes] = values
 
