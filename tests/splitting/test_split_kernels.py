@@ -17,6 +17,7 @@ import pytest
 from _oracles import brute_force_best_split, naive_cost, naive_histogram, naive_split_gain
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from numba import njit
 
 from treelearn import CARTClassifier
 from treelearn._dtypes import code_dtype_for
@@ -730,6 +731,56 @@ def test_squared_error_scans_match_the_channel_row_reference(
     assert best[0] == expected[0]
     if expected[0] > -math.inf:
         assert tuple(best) == expected
+
+
+@njit(error_model="numpy")
+def _paired_value_cuts(keys_a, order_a, keys_b, order_b, m, y, total, parent_cost, min_count,
+                       min_weight, best_a, best_b, cut_a, cut_b):  # fmt: skip
+    """K.value_cut_pairs_inlined, compiled as local mode compiles it (numpy's error model)."""
+    return K.value_cut_pairs_inlined(keys_a, order_a, keys_b, order_b, m, y, total, parent_cost,
+                                     min_count, min_weight, best_a, best_b, cut_a,
+                                     cut_b)  # fmt: skip
+
+
+@SETTINGS
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    m=st.integers(2, 80),
+    n_codes=st.tuples(st.integers(1, 40), st.integers(1, 40)),
+    min_count=st.sampled_from([1, 2, 4]),
+    scale=st.sampled_from([1e-3, 1.0, 1e6]),
+)
+def test_paired_value_cuts_are_each_features_single_scan(seed, m, n_codes, min_count, scale):
+    """Two features' three-pass scans in one loop (local mode's pairs, rows of weight
+    1) write each feature's best split and gain as its own scan writes them, to the
+    bit, and count the same values present."""
+    rng = np.random.default_rng(seed)
+    y = rng.normal(0.0, scale, m)
+    # Some targets repeated: runs whose sums restart at equal values.
+    y[rng.random(m) < 0.3] = y[0]
+    total = np.array([m, m, y.sum(), (y * y).sum()], dtype=np.float64)
+    parent_cost = max(total[3] - total[2] * total[2] / total[1], 0.0)
+    runs = []
+    for k in n_codes:
+        codes = rng.integers(0, k, m)
+        order = np.argsort(codes, kind="stable").astype(np.int32)
+        runs.append((codes[order].astype(np.uint8), order))
+    expected = []
+    for keys, order in runs:
+        best = np.full(4, np.nan)
+        n_present = K.scan_sorted_values_by_cuts(keys, order, m, None, y, total, parent_cost,
+                                                  min_count, 0.0, best,
+                                                  np.full((K.N_CUT_ROWS, m), np.nan))  # fmt: skip
+        assert n_present == np.unique(keys).size
+        expected.append((n_present, best))
+    best_a, best_b = np.full(4, np.nan), np.full(4, np.nan)
+    cut_a, cut_b = np.full((K.N_CUT_ROWS, m), np.nan), np.full((K.N_CUT_ROWS, m), np.nan)
+    (keys_a, order_a), (keys_b, order_b) = runs
+    n_a, n_b = _paired_value_cuts(keys_a, order_a, keys_b, order_b, m, y, total, parent_cost,
+                                  min_count, 0.0, best_a, best_b, cut_a, cut_b)  # fmt: skip
+    assert (n_a, n_b) == (expected[0][0], expected[1][0])
+    np.testing.assert_array_equal(best_a, expected[0][1])
+    np.testing.assert_array_equal(best_b, expected[1][1])
 
 
 @SETTINGS

@@ -50,6 +50,7 @@ from treelearn.splitting._kernels import (
     merge_sort_rows_by_code,
     scan_sorted_rows,
     sort_rows_by_code,
+    value_cut_pairs_inlined,
     value_cuts_fit,
     values_by_cuts_inlined,
     whole_gini_by_cuts_inlined,
@@ -103,6 +104,8 @@ def local_workspace(codes, n_rows, n_channels, max_codes):
         np.empty(n_channels),  # present_stats: the node's statistics of those classes
         np.empty((N_CUT_ROWS, n_rows)),  # cut_rows: the three-pass scans' scratch
         np.empty((3, N_FEW_PATTERNS)),  # few_patterns (_search_few)
+        np.empty((N_CUT_ROWS, n_rows)),  # cut_rows of a pair's second feature (_search_local)
+        np.empty(4),  # best of a pair's second feature
     )
 
 
@@ -330,10 +333,36 @@ def _search_local(ws, search, order, limits, criterion, is_classification, a, b,
     values_by_cuts = unit_weights and not is_classification and criterion == SQUARED_ERROR
     gini_by_cuts = unit_weights and is_classification and criterion == GINI and whole_weights
     n_visited = 0
-    for j in range(order.shape[0]):
+    n_order = order.shape[0]
+    j = 0
+    while j < n_order:
         if n_visited >= max_features:
             break
         f = order[j]
+        if values_by_cuts and j + 1 < n_order:
+            # Two features scanned at once where both take squared error's
+            # three-pass scan (see value_cut_pairs_inlined); kept in their order.
+            g = order[j + 1]
+            keys_f = local_keys[f, a:b]
+            keys_g = local_keys[g, a:b]
+            if value_cuts_fit(cut_rows, keys_f, m, n_codes[f]) and value_cuts_fit(
+                cut_rows, keys_g, m, n_codes[g]
+            ):
+                best_g = ws[22]
+                n_present_f, n_present_g = value_cut_pairs_inlined(
+                    keys_f, local_order[f, a:b], keys_g, local_order[g, a:b], m, targets[1],
+                    stats, parent_cost, min_count, min_weight, best, best_g, cut_rows, ws[21],
+                )  # fmt: skip
+                if n_present_f >= 2:
+                    n_visited += 1
+                    keep_split_if_better(out, f, best, False)
+                if n_visited >= max_features:
+                    break
+                if n_present_g >= 2:
+                    n_visited += 1
+                    keep_split_if_better(out, g, best_g, False)
+                j += 2
+                continue
         n_present = _scan_run(
             local_keys[f, a:b], local_order[f, a:b], m, n_codes[f], targets, row_class, stats,
             parent_cost, criterion, is_classification, min_count, min_weight, work_rows, best,
@@ -342,6 +371,7 @@ def _search_local(ws, search, order, limits, criterion, is_classification, a, b,
         if n_present >= 2:
             n_visited += 1
             keep_split_if_better(out, f, best, False)
+        j += 1
     return split_admissible(out, limits, node_weight)
 
 
