@@ -104,10 +104,13 @@ def _midpoint_edges(distinct):
     return np.where(edges == distinct[1:], distinct[:-1], edges)
 
 
+@functools.lru_cache(maxsize=8)
 def _midpoint_ranks(n, max_bins):
     """The ranks numpy's ``midpoint`` quantiles of ``n`` values at ``q = k / max_bins``
     (``0 < k < max_bins``) read: the lower and upper neighbours' ranks and the weight
-    ``gamma`` of the upper one (numpy 1.22+'s arithmetic)."""
+    ``gamma`` of the upper one (numpy 1.22+'s arithmetic). Read-only, and made once
+    for the columns of one length (a dozen small numpy calls: 1 ms of a fit of 20
+    columns, each sorted or sampled to the same length)."""
     quantiles = np.linspace(0.0, 1.0, max_bins + 1)[1:-1]
     scaled = (n - 1) * quantiles
     virtual = 0.5 * (np.floor(scaled) + np.ceil(scaled))
@@ -117,7 +120,10 @@ def _midpoint_ranks(n, max_bins):
     previous[above] = n - 1
     following[above] = n - 1
     gamma = np.where(virtual % 1 == 0, 0.0, 0.5)
-    return previous.astype(np.intp), following.astype(np.intp), gamma
+    ranks = previous.astype(np.intp), following.astype(np.intp), gamma
+    for array in ranks:
+        array.flags.writeable = False
+    return ranks
 
 
 def _interpolated(low, high, gamma):
