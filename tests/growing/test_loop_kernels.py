@@ -279,6 +279,25 @@ def test_local_triple_nodes_share_scans_of_one_pattern(task, weights, max_featur
     assert ((tree.n_samples == 3) & (tree.feature >= 0)).sum() > 10
 
 
+@pytest.mark.parametrize("max_features", [None, 1, 2, 4])
+def test_local_squared_error_pairs_of_features_are_the_python_loops(max_features):
+    """Local mode scans squared error's features two at a time where both take the
+    three-pass scan (rows of weight 1): seven features (a pair's partner left over),
+    two of them of three values (too few codes for the three-pass scan on larger
+    nodes: the pair split up there), features drawn (the count of features visited
+    may stop between the two of a pair); every node is the Python loop's."""
+    rng = np.random.default_rng(11)
+    n = 1500
+    frame = pd.DataFrame({f"x{j}": rng.normal(size=n) for j in range(5)})
+    frame["few_a"] = rng.integers(0, 3, n).astype(float)
+    frame["few_b"] = rng.integers(0, 3, n).astype(float)
+    y = frame["x0"] * 3.0 + frame["few_a"] + rng.normal(size=n)
+    spec = spec_for(0, max_features=max_features)
+    tree = grow_both(build_dataset(frame, max_bins=255), y.to_numpy(), None, 0, spec, seed=5)
+    split = tree.feature >= 0
+    assert (split & (tree.n_samples >= 4) & (tree.n_samples <= 64)).sum() > 100
+
+
 @pytest.mark.parametrize("max_depth, depth, n_rows, pays", [
     (-1, 30, local_kernels.LOCAL_MAX_ROWS, True),
     (-1, 0, local_kernels.LOCAL_MAX_ROWS + 1, False),
