@@ -6,7 +6,7 @@ import numba
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from sklearn.datasets import make_classification, make_regression
 
@@ -432,23 +432,34 @@ def test_midpoint_quantiles_are_numpys_bit_for_bit(values, max_bins):
     np.testing.assert_array_equal(midpoint_quantiles(distinct, counts, max_bins), expected)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=300, deadline=None)
 @given(
-    values=st.lists(st.sampled_from([-2.5, -1.0, -0.0, 0.0, 0.1, 3.0, 7.0, 1e30]), min_size=1)
-    | st.lists(st.floats(-1e3, 1e3, allow_nan=False, width=32), min_size=1, max_size=400),
-    max_bins=st.integers(2, 300),
+    values=st.lists(st.sampled_from([-2.5, -1.0, -0.0, 0.0, 0.1, 3.0, 7.0, 1e30]), min_size=3)
+    | st.lists(st.floats(-1e3, 1e3, allow_nan=False, width=32), min_size=3, max_size=400)
+    | st.lists(st.floats(-1e30, 1e30, allow_nan=False), min_size=3, max_size=50),
     float32=st.booleans(),
+    data=st.data(),
 )
-def test_sorted_midpoint_quantiles_are_numpys_bit_for_bit(values, max_bins, float32):
-    """Read at the ranks of the sorted values (float32 or float64), as float64 with
-    -0.0 as 0.0."""
+def test_sorted_quantile_edges_are_numpys_bit_for_bit(values, float32, data):
+    """The one-kernel edges of a sorted column of more than ``max_bins`` distinct
+    values (float32 or float64): numpy's quantiles (-0.0 as 0.0), np.unique, those
+    below the largest value, each leaving a bin that holds rows; and the same as
+    the edges made from the column's value counts."""
     values = np.asarray(values, dtype=np.float32 if float32 else np.float64)
+    wide = values.astype(np.float64) + 0.0
+    distinct, counts = np.unique(wide, return_counts=True)
+    assume(distinct.shape[0] > 2)
+    max_bins = data.draw(st.integers(2, distinct.shape[0] - 1), label="max_bins")
     quantiles = np.linspace(0.0, 1.0, max_bins + 1)[1:-1]
-    expected = np.quantile(values.astype(np.float64), quantiles, method="midpoint") + 0.0
-    got = binning.sorted_midpoint_quantiles(np.sort(values), max_bins)
+    expected = np.unique(np.quantile(wide, quantiles, method="midpoint") + 0.0)
+    expected = expected[expected < distinct[-1]]
+    rows_at_most = np.searchsorted(wide, expected, side="right", sorter=np.argsort(wide))
+    expected = expected[np.diff(rows_at_most, prepend=0) > 0]
+    got = binning.sorted_quantile_edges(np.sort(values), max_bins)
     assert got.dtype == np.float64
     np.testing.assert_array_equal(got, expected)
     np.testing.assert_array_equal(np.signbit(got), np.signbit(expected))
+    np.testing.assert_array_equal(got, binning._quantile_edges(distinct, counts, max_bins))
 
 
 @settings(max_examples=200, deadline=None)
