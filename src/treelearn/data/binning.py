@@ -389,15 +389,15 @@ def prefix_tables(edges):
     A value's code is the number of edges below it. Its first
     :data:`~treelearn.data._kernels.PREFIX_BITS` bits (of the float32 it rounds to,
     in an order-preserving form) index the column's table, which says how many
-    edges have a smaller prefix, all of them below the value, and how many share
-    its prefix, the only ones it is compared with (as float64, so the codes are
-    ``searchsorted``'s). See :mod:`treelearn.data._kernels`.
+    edges have a smaller prefix, all of them below the value; the next edge is the
+    only one it is compared with where no two edges share a prefix (as float64, so
+    the codes are ``searchsorted``'s). See :mod:`treelearn.data._kernels`.
     """
     n_edges = np.array([e.shape[0] for e in edges], dtype=np.int64)
     edge_rows = np.full((len(edges), _kernels.PREFIX_TABLE_MAX_EDGES + 1), np.inf)
     for t, e in enumerate(edges):
         edge_rows[t, : e.shape[0]] = e
-    tables = np.empty((len(edges), 1 << _kernels.PREFIX_BITS), dtype=np.uint16)
+    tables = np.empty((len(edges), 1 << _kernels.PREFIX_BITS), dtype=np.uint8)
     crowded = np.empty(len(edges), dtype=np.bool_)
     _kernels.fill_prefix_tables(edge_rows, n_edges, tables, crowded)
     return tables, edge_rows, crowded
