@@ -678,8 +678,8 @@ def sorted_quantile_edges(ascending, previous, following, gamma, out):
     """The bin edges of a column from its sorted values ``ascending`` (float32 or
     float64, no NaN, more distinct values than bins), as
     :func:`treelearn.data.binning.midpoint_quantiles` and ``_edges_between`` would
-    make them of the column's value counts; returns how many edges it wrote to
-    ``out`` (``previous.shape[0]`` entries or more).
+    make them of the column's value counts, into the first entries of ``out`` (room
+    for ``previous.shape[0]``, the number of quantiles); returns how many.
 
     Quantile ``k`` interpolates numpy's way between the values of ranks
     ``previous[k]`` and ``following[k]`` (as float64, -0.0 as 0.0) with weight
