@@ -126,38 +126,36 @@ def _midpoint_ranks(n, max_bins):
     return ranks
 
 
-def _interpolated(low, high, gamma):
-    """numpy's two-sided linear interpolation between the neighbours ``low`` and ``high``."""
-    difference = high - low
-    result = low + difference * gamma
-    upper = gamma >= 0.5
-    result[upper] = high[upper] - difference[upper] * (1 - gamma[upper])
-    return result
-
-
 def midpoint_quantiles(distinct, counts, max_bins):
     """``np.quantile(x, q, method="midpoint")`` at ``q = k / max_bins``, ``0 < k < max_bins``,
-    for the values ``x`` that hold ``counts[k]`` copies of ``distinct[k]``.
+    for the values ``x`` that hold ``counts[k]`` copies of ``distinct[k]`` (float64,
+    ascending).
 
     Bit for bit numpy's arithmetic (numpy 1.22+'s ``midpoint`` rule and its
-    two-sided linear interpolation), read off the value counts instead of a
-    partitioned copy of the column.
+    two-sided linear interpolation,
+    :func:`treelearn.data._kernels.midpoint_quantiles_at`), read off the value
+    counts instead of a partitioned copy of the column.
     """
     previous, following, gamma = _midpoint_ranks(int(counts.sum()), max_bins)
     # The value of rank r is the first distinct value whose cumulative count exceeds r.
     cumulative = np.cumsum(counts)
-    low = distinct[np.searchsorted(cumulative, previous, side="right")]
-    high = distinct[np.searchsorted(cumulative, following, side="right")]
-    return _interpolated(low, high, gamma)
+    out = np.empty(previous.shape[0])
+    _kernels.midpoint_quantiles_at(
+        distinct,
+        np.searchsorted(cumulative, previous, side="right"),
+        np.searchsorted(cumulative, following, side="right"),
+        gamma,
+        out,
+    )
+    return out
 
 
 def sorted_quantile_edges(ascending, max_bins):
     """The bin edges of a column from its sorted values ``ascending`` (float32 or
-    float64, no NaN, more than ``max_bins`` distinct): :func:`midpoint_quantiles`
-    read off the values at their ranks (as float64, -0.0 as 0.0), then made edges as
-    ``_edges_between`` makes them, all in one kernel
-    (:func:`treelearn.data._kernels.sorted_quantile_edges`): 6 us a column of
-    80,000 or 200,000 float32 values, against 49 and 115 us for the dozen numpy
+    float64, no NaN, more than ``max_bins`` distinct): its quantiles read off the
+    values at their ranks (as float64, -0.0 as 0.0), then the edges from them, in
+    one kernel (:func:`treelearn.data._kernels.sorted_quantile_edges`): 6 us a column
+    of 80,000 or 200,000 float32 values, against 49 and 115 us for the dozen numpy
     calls it replaced (an Intel Xeon)."""
     previous, following, gamma = _midpoint_ranks(ascending.shape[0], max_bins)
     out = np.empty(previous.shape[0])
@@ -165,21 +163,12 @@ def sorted_quantile_edges(ascending, max_bins):
     return out[:n_edges]
 
 
-def _edges_between(quantiles, ascending):
-    """The bin edges from the quantiles of the sorted values ``ascending`` (the column's
-    distinct values): repeated edges merged, and none that would leave a bin empty."""
-    edges = np.unique(quantiles)
-    # An edge equal to the largest value would leave the last bin empty.
-    edges = edges[edges < ascending[-1]]
-    # Two edges in one gap between values leave a bin empty: drop its upper edge
-    # (merging it into the next bin, which holds rows). Bin k holds a value when more
-    # values are <= edges[k] than <= edges[k-1].
-    at_most = np.searchsorted(ascending, edges, side="right")
-    return edges[np.diff(at_most, prepend=0) > 0]
-
-
 def _quantile_edges(distinct, counts, max_bins):
-    return _edges_between(midpoint_quantiles(distinct, counts, max_bins), distinct)
+    """The bin edges of a column from its distinct values and their counts (more
+    than ``max_bins`` distinct): :func:`midpoint_quantiles`, then the edges from
+    them as :func:`sorted_quantile_edges` makes them."""
+    quantiles = midpoint_quantiles(distinct, counts, max_bins)
+    return quantiles[: _kernels.quantile_edges_in_place(quantiles, distinct)]
 
 
 def padded(sorted_values):
