@@ -9,6 +9,7 @@ from treelearn._dtypes import code_dtype_for, n_channels
 from treelearn.stats._kernels import (
     build_histogram,
     build_node_histograms,
+    build_node_histograms_parallel,
     gather_targets,
     node_statistics,
     subtract_histograms,
@@ -20,7 +21,8 @@ SETTINGS = settings(max_examples=80, deadline=None)
 @st.composite
 def histogram_data(draw):
     n = draw(st.integers(1, 200))
-    n_features = draw(st.integers(1, 4))
+    # Up to 11 features: the stacked kernels' passes of four, two and one feature.
+    n_features = draw(st.integers(1, 11))
     n_classes = draw(st.sampled_from([0, 2, 3, 5]))  # 0: regression
     seed = draw(st.integers(0, 2**32 - 1))
     rng = np.random.default_rng(seed)
@@ -161,6 +163,36 @@ def test_histograms_without_weights_are_those_of_unit_weights(d):
         build_node_histograms(*span, *targets, unweighted, is_classification, features, offsets,
                               without, targets_read)  # fmt: skip
         np.testing.assert_array_equal(without, weighted)
+
+
+@SETTINGS
+@given(d=histogram_data(), n_threads=st.integers(1, 5))
+def test_stacked_histograms_are_each_features_own_to_the_bit(d, n_threads):
+    """The stacked kernels pass over the rows for up to four features at once,
+    and the parallel one shares the features out among the threads given: each
+    feature's histogram is still :func:`build_histogram`'s, to the bit, whatever
+    the number of features, their order, the thread count, the weights, and
+    whether the targets are gathered."""
+    n_features = d["codes"].shape[1]
+    features = d["rng"].permutation(n_features).astype(np.int64)
+    offsets = np.concatenate([[0], np.cumsum(d["n_codes"][features] + 1)]).astype(np.int64)
+    channels = n_channels(0 if d["n_classes"] else 1, d["n_classes"])
+    is_classification = d["n_classes"] > 0
+    for weight in (d["weight"], np.empty(0)):
+        own = {"weight": weight if weight.shape[0] else np.ones(d["codes"].shape[0])}
+        expected = [_fast_histogram(d | own, f) for f in features]
+        args = (d["y_class"], d["y_value"], weight, is_classification, features, offsets)
+        gathered = np.full((2, d["end"] - d["start"]), np.nan)
+        gather_targets(d["rows"], d["start"], d["end"], *args[:4], gathered, weight.shape[0] > 0)
+        for targets in (np.empty((2, 0)), gathered):
+            span = (d["codes"], d["rows"], d["start"], d["end"])
+            serial = np.full((offsets[-1], channels), np.nan)
+            build_node_histograms(*span, *args, serial, targets)
+            threaded = np.full_like(serial, np.nan)
+            build_node_histograms_parallel(*span, *args, threaded, targets, n_threads)
+            for j in range(n_features):
+                np.testing.assert_array_equal(serial[offsets[j] : offsets[j + 1]], expected[j])
+            np.testing.assert_array_equal(threaded, serial)
 
 
 @SETTINGS

@@ -212,9 +212,10 @@ def _partition(codes_f, rows, start, end, out, mask, missing_code, multiway, buf
 
 
 @njit(cache=True)
-def _build_kept(data, features, offsets, start, end, parallel_min_rows, partition_buffer, hist):
+def _build_kept(data, features, offsets, start, end, parallel_min_rows, n_threads,
+                partition_buffer, hist):  # fmt: skip
     """The kept histograms of the rows ``rows[start:end]`` into ``hist``; on
-    several threads from ``parallel_min_rows`` rows on (None: never).
+    ``n_threads`` threads from ``parallel_min_rows`` rows on (None: never).
 
     A node of at most half the training rows (every node built but the root, as
     long as ``partition_buffer`` holds twice its rows) has its weights and
@@ -235,7 +236,7 @@ def _build_kept(data, features, offsets, start, end, parallel_min_rows, partitio
     if parallel_min_rows is not None and n_node >= parallel_min_rows:
         build_node_histograms_parallel(
             codes, rows, start, end, y_class, y_value, weight, is_classification, features,
-            offsets, hist, gathered,
+            offsets, hist, gathered, n_threads,
         )  # fmt: skip
     else:
         build_node_histograms(
@@ -246,10 +247,10 @@ def _build_kept(data, features, offsets, start, end, parallel_min_rows, partitio
 
 @njit(cache=True)
 def _child_histograms(data, stored, pool, free, n_free, parent_slot, bounds, n_children, slots,
-                      parallel_min_rows, partition_buffer):  # fmt: skip
+                      parallel_min_rows, n_threads, partition_buffer):  # fmt: skip
     """``Grower._child_histograms``: kept histograms of the children as pool slots
     in ``slots`` (-1: none); frees the parent's. Returns (pool, free, n_free).
-    Children of at least ``parallel_min_rows`` rows are built on several threads."""
+    Children of at least ``parallel_min_rows`` rows are built on ``n_threads`` threads."""
     is_classification = data[5]
     stored_features, stored_rows, store_min_rows, siblings = stored
     slots[:n_children] = -1
@@ -265,7 +266,7 @@ def _child_histograms(data, stored, pool, free, n_free, parent_slot, bounds, n_c
                 continue  # (a child too small to keep is built only for the subtraction)
             pool, free, n_free, slots[k] = _take_slot(pool, free, n_free)
             _build_kept(data, stored_features, stored_rows, bounds[k], bounds[k + 1],
-                        parallel_min_rows, partition_buffer, pool[slots[k]])  # fmt: skip
+                        parallel_min_rows, n_threads, partition_buffer, pool[slots[k]])  # fmt: skip
             if summed:
                 siblings += pool[slots[k]]
         pool, free, n_free, slots[largest] = _take_slot(pool, free, n_free)
@@ -274,7 +275,7 @@ def _child_histograms(data, stored, pool, free, n_free, parent_slot, bounds, n_c
             subtract_histograms(pool[parent_slot], others, is_classification, pool[slots[largest]])
         else:
             _build_kept(data, stored_features, stored_rows, bounds[largest],
-                        bounds[largest + 1], parallel_min_rows, partition_buffer,
+                        bounds[largest + 1], parallel_min_rows, n_threads, partition_buffer,
                         pool[slots[largest]])  # fmt: skip
         for k in range(n_children):
             if slots[k] >= 0 and bounds[k + 1] - bounds[k] < store_min_rows:
@@ -688,6 +689,8 @@ def _grow(data, search, rng, kept, limits, parallel_min_rows, thresholds, buffer
     codes, rows, y_class, y_value, weight, is_classification, criterion, n_classes = data
     n_codes, is_nominal, sorted_rows, multiway = search[0], search[1], search[10], search[13]
     sorted_codes = search[15][4]
+    # (sorted_scan's keys: a row per thread that large nodes search on.)
+    n_threads = search[15][0].shape[0]
     stored_features, stored_rows, stored_offsets, store_min_rows = kept
     child_of_row, sorted_buffer, partition_buffer, local_of_row = buffers
     seed_start, seed_end, seed_depth, seed_stats, seed_hist, seed_split, seed_mask = seed
@@ -776,7 +779,7 @@ def _grow(data, search, rng, kept, limits, parallel_min_rows, thresholds, buffer
     elif stored_features.shape[0] and seed_end - seed_start >= store_min_rows:
         pool, free, n_free, slots[0] = _take_slot(pool, free, n_free)
         _build_kept(data, stored_features, stored_rows, bounds[0], bounds[1],
-                    parallel_min_rows, partition_buffer, pool[slots[0]])  # fmt: skip
+                    parallel_min_rows, n_threads, partition_buffer, pool[slots[0]])  # fmt: skip
     if not np.isnan(seed_split[OUT_GAIN]):
         seed_row = seed_stats.reshape((1, -1))
         write_node(nodes, n_nodes, seed_row, 0, weight_of(seed_stats, is_classification),
@@ -914,6 +917,6 @@ def _grow(data, search, rng, kept, limits, parallel_min_rows, thresholds, buffer
             )  # fmt: skip
         pool, free, n_free = _child_histograms(
             data, histograms, pool, free, n_free, parent_slot, bounds, n_children, slots,
-            parallel_min_rows, partition_buffer,
+            parallel_min_rows, n_threads, partition_buffer,
         )  # fmt: skip
     return (nodes, n_nodes, category_pool, n_cat), frontier, (pool, siblings)
