@@ -11,6 +11,7 @@ from treelearn.stats._kernels import (
     build_node_histograms,
     build_node_histograms_parallel,
     gather_targets,
+    gather_targets_parallel,
     node_statistics,
     subtract_histograms,
 )
@@ -172,7 +173,7 @@ def test_stacked_histograms_are_each_features_own_to_the_bit(d, n_threads):
     and the parallel one shares the features out among the threads given: each
     feature's histogram is still :func:`build_histogram`'s, to the bit, whatever
     the number of features, their order, the thread count, the weights, and
-    whether the targets are gathered."""
+    whether the targets are gathered (on one thread or in runs on several)."""
     n_features = d["codes"].shape[1]
     features = d["rng"].permutation(n_features).astype(np.int64)
     offsets = np.concatenate([[0], np.cumsum(d["n_codes"][features] + 1)]).astype(np.int64)
@@ -184,6 +185,11 @@ def test_stacked_histograms_are_each_features_own_to_the_bit(d, n_threads):
         args = (d["y_class"], d["y_value"], weight, is_classification, features, offsets)
         gathered = np.full((2, d["end"] - d["start"]), np.nan)
         gather_targets(d["rows"], d["start"], d["end"], *args[:4], gathered, weight.shape[0] > 0)
+        # Gathered in runs on the threads: the same values, none left out.
+        in_runs = np.full_like(gathered, np.nan)
+        gather_targets_parallel(d["rows"], d["start"], d["end"], *args[:4], in_runs,
+                                weight.shape[0] > 0, n_threads)  # fmt: skip
+        np.testing.assert_array_equal(in_runs, gathered)
         for targets in (np.empty((2, 0)), gathered):
             span = (d["codes"], d["rows"], d["start"], d["end"])
             serial = np.full((offsets[-1], channels), np.nan)

@@ -96,6 +96,7 @@ from treelearn.stats._kernels import (
     build_node_histograms,
     build_node_histograms_parallel,
     gather_targets,
+    gather_targets_parallel,
     node_statistics,
     subtract_histograms,
 )
@@ -226,14 +227,21 @@ def _build_kept(data, features, offsets, start, end, parallel_min_rows, n_thread
     codes, rows, y_class, y_value, weight, is_classification = data[:6]
     n_node = end - start
     scratch = partition_buffer.view(np.float64)
+    threaded = parallel_min_rows is not None and n_node >= parallel_min_rows
     if 2 * n_node <= min(rows.shape[0], scratch.shape[0]):
         gathered = scratch[: 2 * n_node].reshape((2, n_node))
         # (Without sample weights the histograms read no weights: none gathered.)
-        gather_targets(rows, start, end, y_class, y_value, weight, is_classification, gathered,
-                       weight.shape[0] != 0)  # fmt: skip
+        with_weights = weight.shape[0] != 0
+        if threaded:
+            gather_targets_parallel(rows, start, end, y_class, y_value, weight,
+                                    is_classification, gathered, with_weights,
+                                    n_threads)  # fmt: skip
+        else:
+            gather_targets(rows, start, end, y_class, y_value, weight, is_classification,
+                           gathered, with_weights)  # fmt: skip
     else:
         gathered = scratch[:0].reshape((2, 0))  # (read in place)
-    if parallel_min_rows is not None and n_node >= parallel_min_rows:
+    if threaded:
         build_node_histograms_parallel(
             codes, rows, start, end, y_class, y_value, weight, is_classification, features,
             offsets, hist, gathered, n_threads,

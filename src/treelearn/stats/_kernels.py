@@ -130,6 +130,19 @@ def gather_targets(rows, start, end, y_class, y_value, weight, is_classification
         gathered[1, i] = y_class[r] if is_classification else y_value[r]
 
 
+@njit(cache=True, parallel=True)
+def gather_targets_parallel(rows, start, end, y_class, y_value, weight, is_classification,
+                            gathered, with_weights, n_threads):  # fmt: skip
+    """:func:`gather_targets` with the rows cut into ``n_threads`` runs, one a thread
+    (the same values: each is read and written on its own)."""
+    n = end - start
+    for p in prange(n_threads):
+        first = n * p // n_threads
+        stop = n * (p + 1) // n_threads
+        gather_targets(rows, start + first, start + stop, y_class, y_value, weight,
+                       is_classification, gathered[:, first:stop], with_weights)  # fmt: skip
+
+
 @njit(cache=True, inline="always")
 def _complete_unit_histogram(hist, is_classification):
     """The channel :func:`add_read_target` leaves out for rows of weight 1, in every
