@@ -673,8 +673,8 @@ def distinct_at_most(ascending, limit):
     return n_runs
 
 
-@njit(cache=True, inline="always")
-def _interpolate_at(values, previous, following, gamma, out):
+@njit(cache=True, nogil=True, inline="always")
+def midpoint_quantiles_at(values, previous, following, gamma, out):
     """``out[k]``: numpy's two-sided linear interpolation between ``values[previous[k]]``
     and ``values[following[k]]`` (as float64, -0.0 as 0.0) with the weight ``gamma[k]``
     of the upper one (numpy 1.22+'s arithmetic)."""
@@ -688,61 +688,32 @@ def _interpolate_at(values, previous, following, gamma, out):
             out[k] = low + difference * gamma[k]
 
 
-@njit(cache=True, inline="always")
-def _edges_in_place(quantiles, ascending):
+@njit(cache=True, nogil=True, inline="always")
+def quantile_edges_in_place(quantiles, ascending):
     """The bin edges from ``quantiles`` of the sorted values ``ascending`` (float32 or
     float64, no NaN: a column's values or its distinct values), written over the
     first entries of ``quantiles``; returns how many. The quantiles are sorted,
     repeated ones merged (``np.unique``), those not below the largest value dropped
     (they would leave the last bin empty), and an edge kept only where more values
     are at most it than at most the edge before (two edges in one gap between values
-    leave a bin empty). The counts are binary searches of ``ascending`` compared as
-    float64, as ``np.searchsorted`` compares a float32 array with float64 edges."""
-    n_quantiles = quantiles.shape[0]
-    n = ascending.shape[0]
-    # Quantiles come nearly sorted: an insertion sort, as np.unique's sort orders them.
-    for k in range(1, n_quantiles):
-        x = quantiles[k]
-        i = k
-        while i > 0 and quantiles[i - 1] > x:
-            quantiles[i] = quantiles[i - 1]
-            i -= 1
-        quantiles[i] = x
-    largest = np.float64(ascending[n - 1])
+    leave a bin empty; ``np.searchsorted`` compares a float32 array with the float64
+    edges as float64, as numpy's does)."""
+    quantiles.sort()
+    largest = np.float64(ascending[ascending.shape[0] - 1])
     n_edges = 0
     at_most_before = 0
-    for k in range(n_quantiles):
+    for k in range(quantiles.shape[0]):
         edge = quantiles[k]
         if k > 0 and edge == quantiles[k - 1]:
             continue
         if not edge < largest:
             break  # (and every edge after it)
-        # How many values are at most the edge (searchsorted's side="right").
-        lo = 0
-        hi = n
-        while lo < hi:
-            middle = (lo + hi) >> 1
-            if np.float64(ascending[middle]) <= edge:
-                lo = middle + 1
-            else:
-                hi = middle
-        if lo > at_most_before:
+        at_most = np.searchsorted(ascending, edge, side="right")
+        if at_most > at_most_before:
             quantiles[n_edges] = edge
             n_edges += 1
-        at_most_before = lo
+        at_most_before = at_most
     return n_edges
-
-
-@njit(cache=True, nogil=True)
-def midpoint_quantiles_at(values, previous, following, gamma, out):
-    """:func:`_interpolate_at`, called (the quantiles of a column's value counts)."""
-    _interpolate_at(values, previous, following, gamma, out)
-
-
-@njit(cache=True, nogil=True)
-def quantile_edges_in_place(quantiles, ascending):
-    """:func:`_edges_in_place`, called (the edges from a column's value counts)."""
-    return _edges_in_place(quantiles, ascending)
 
 
 @njit(cache=True, nogil=True)
@@ -750,12 +721,12 @@ def sorted_quantile_edges(ascending, previous, following, gamma, out):
     """The bin edges of a column from its sorted values ``ascending`` (float32 or
     float64, no NaN, more distinct values than bins) in one call: the quantiles at
     the ranks ``previous``, ``following`` with weights ``gamma``
-    (:func:`_interpolate_at`), then the edges from them (:func:`_edges_in_place`),
-    into the first entries of ``out`` (room for ``previous.shape[0]``); returns how
-    many. (At 200,000 float32 values, numpy's search of the edges converted the
-    whole column to float64 first.)"""
-    _interpolate_at(ascending, previous, following, gamma, out)
-    return _edges_in_place(out, ascending)
+    (:func:`midpoint_quantiles_at`), then the edges from them
+    (:func:`quantile_edges_in_place`), into the first entries of ``out`` (room for
+    ``previous.shape[0]``); returns how many. (At 200,000 float32 values, numpy's
+    search of the edges converted the whole column to float64 first.)"""
+    midpoint_quantiles_at(ascending, previous, following, gamma, out)
+    return quantile_edges_in_place(out, ascending)
 
 
 @njit(cache=True, nogil=True)

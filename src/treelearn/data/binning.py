@@ -154,7 +154,7 @@ def sorted_quantile_edges(ascending, max_bins):
     """The bin edges of a column from its sorted values ``ascending`` (float32 or
     float64, no NaN, more than ``max_bins`` distinct): its quantiles read off the
     values at their ranks (as float64, -0.0 as 0.0), then the edges from them, in
-    one kernel (:func:`treelearn.data._kernels.sorted_quantile_edges`): 6 us a column
+    one kernel (:func:`treelearn.data._kernels.sorted_quantile_edges`): 8 us a column
     of 80,000 or 200,000 float32 values, against 49 and 115 us for the dozen numpy
     calls it replaced (an Intel Xeon)."""
     previous, following, gamma = _midpoint_ranks(ascending.shape[0], max_bins)
