@@ -611,6 +611,75 @@ def test_deferred_nodes_hand_their_histograms_over_when_large_or_inexact(task, m
         assert handed.any() and (kept & ~handed).any()
 
 
+# ---------------------------------------------------------------------------
+# Subtrees grown from copies of their rows
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("weights", [None, "floats"])
+@pytest.mark.parametrize("task", ["binary", "multiclass", "regression"])
+def test_copied_rows_are_the_nodes_rows_in_their_order(task, weights):
+    """A copy holds the codes, targets and weights of ``rows[start:end]`` in that order,
+    renumbered 0..n-1, in arrays of the types of the training ones; a placeholder
+    target (the other task's) and absent weights stay as they are."""
+    rng = np.random.default_rng(7)
+    n, n_features, start, end = 60, 5, 11, 48
+    codes = np.asfortranarray(rng.integers(0, 200, (n, n_features)).astype(np.uint8))
+    rows = rng.permutation(n).astype(np.int32)
+    if task == "regression":
+        y_class, y_value = np.zeros(1, dtype=np.int32), rng.normal(size=n)
+    else:
+        y_class, y_value = rng.integers(0, 3, n).astype(np.int32), np.zeros(1)
+    weight = rng.uniform(0.5, 2.0, n) if weights else np.empty(0)
+    data = (codes, rows, y_class, y_value, weight, task != "regression", np.int64(0),
+            np.int64(3))  # fmt: skip
+    space = loop_kernels._copy_space(data, 50)
+    copy = loop_kernels._copied_rows(data, start, end, space)
+    assert numba.typeof(copy) == numba.typeof(data)
+    taken = rows[start:end]
+    np.testing.assert_array_equal(copy[0], codes[taken], strict=True)
+    np.testing.assert_array_equal(copy[1], np.arange(end - start, dtype=np.int32), strict=True)
+    for k, target in ((2, y_class), (3, y_value), (4, weight)):
+        expected = target[taken] if target.shape[0] > 1 else target
+        np.testing.assert_array_equal(copy[k], expected, strict=True)
+    assert copy[5:] == data[5:]
+    row_bytes = n_features + 4 + (8 if task == "regression" else 4) + (8 if weights else 0)
+    assert loop_kernels._copy_row_bytes(data) == row_bytes
+
+
+@pytest.mark.parametrize("n_threads", [1, 2])
+@pytest.mark.parametrize("weights", [None, "floats"])
+@pytest.mark.parametrize(
+    ("task", "max_bins", "nominal_split"),
+    [
+        ("binary", 64, "subset"),
+        ("multiclass", 64, "multiway"),
+        ("regression", 64, "subset"),
+        ("regression", None, "subset"),
+    ],
+)
+def test_subtrees_grown_from_copies_of_their_rows_are_the_python_loops(
+    task, max_bins, nominal_split, weights, n_threads, monkeypatch
+):
+    """Nodes of more than LOCAL_MAX_ROWS rows and at most half the training rows have
+    their subtrees grown from copies of their rows (COPY_MAX_BYTES), on one thread
+    and in the subtrees of two: the Python loop's Tree, bit for bit (missing values,
+    nominal features, weights or none; exact codes with presorted rows copy nothing)."""
+    # Two threads: subtrees of up to half the rows deferred (1,500-3,000 rows).
+    monkeypatch.setattr(grower_module, "PARALLEL_MIN_ROWS", 64)
+    monkeypatch.setattr(grower_module, "SUBTREES_PER_THREAD", 1)
+    frame = make_frame(6000, seed=21, n_numeric=6)
+    y, n_classes = make_target(frame, task, seed=21, n_classes=2 if task == "binary" else 4)
+    w = weights_for(weights, y, n_classes, seed=21) if weights else None
+    dataset = build_dataset(frame, max_bins=max_bins)
+    spec = spec_for(n_classes, min_samples_leaf=3, nominal_split=nominal_split)
+    with numba_threads(n_threads):
+        tree = grow_both(dataset, y, w, n_classes, spec, n_threads=n_threads)
+    inner = tree.feature >= 0
+    copied = (tree.n_samples > local_kernels.LOCAL_MAX_ROWS) & (tree.n_samples <= 3000)
+    assert (inner & copied).sum() >= 2
+
+
 PATHS = {
     "kept histograms, subtraction everywhere": {"STORE_MIN_ROWS": 1},
     "no kept histograms, sort every node": {"STORE_MIN_ROWS": 10**9, "HIST_RATIO": 0.0},
