@@ -562,10 +562,10 @@ def test_each_thread_reuses_its_histogram_pool_for_its_subtrees(monkeypatch):
     given_slots, kernel = [], loop_kernels.grow_subtrees
 
     def grow_subtrees(*args):
-        given_slots.append(args[7][0].shape[0])  # (hist_space: pool, siblings)
-        subtrees, hist_space = kernel(*args)
-        assert hist_space[0].shape[0] >= max(given_slots[-1], 4)
-        return subtrees, hist_space
+        given_slots.append(args[7][0].shape[0])  # (work_space: pool, siblings)
+        subtrees, work_space = kernel(*args)
+        assert work_space[0].shape[0] >= max(given_slots[-1], 4)
+        return subtrees, work_space
 
     monkeypatch.setattr(loop_kernels, "grow_subtrees", grow_subtrees)
     with numba_threads(2):

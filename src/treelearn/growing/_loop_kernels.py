@@ -410,8 +410,8 @@ def grow_depth_first(data, search, rng, kept, limits, parallel_min_rows, thresho
     """
     # No node deferred. np.int64: a literal 0 would compile _grow once more.
     tables, _, _ = _grow(
-        data, search, rng, kept, limits, parallel_min_rows, thresholds, buffers, no_hist_space(),
-        n_values, n_links, _root_seed(data, kept), np.int64(0),
+        data, search, rng, kept, limits, parallel_min_rows, thresholds, buffers,
+        no_work_space(data), n_values, n_links, _root_seed(data, kept), np.int64(0),
     )  # fmt: skip
     nodes, n_nodes, category_pool, _ = tables
     return nodes, n_nodes, category_pool
@@ -435,14 +435,14 @@ def grow_top(data, search, rng, kept, limits, parallel_min_rows, thresholds, buf
     row, split and subset mask, in the order the serial loop would split them.
     """
     tables, frontier, _ = _grow(
-        data, search, rng, kept, limits, parallel_min_rows, thresholds, buffers, no_hist_space(),
-        n_values, n_links, _root_seed(data, kept), defer_rows,
+        data, search, rng, kept, limits, parallel_min_rows, thresholds, buffers,
+        no_work_space(data), n_values, n_links, _root_seed(data, kept), defer_rows,
     )  # fmt: skip
     return tables, frontier
 
 
 @njit(cache=True, nogil=True)
-def grow_subtrees(data, search, rng, kept, limits, thresholds, buffers, hist_space, n_values,
+def grow_subtrees(data, search, rng, kept, limits, thresholds, buffers, work_space, n_values,
                   n_links, frontier, items):  # fmt: skip
     """Grow the subtrees of the deferred nodes ``items`` (rows of ``frontier``,
     from :func:`grow_top`) one after the other, each as the serial loop grows it,
@@ -452,16 +452,17 @@ def grow_subtrees(data, search, rng, kept, limits, thresholds, buffers, hist_spa
     subtrees never meet, like their runs of ``rows`` and ``sorted_rows``, and
     ``rng``, which none draws from (every feature is searched).
 
-    ``hist_space``: the calling thread's pool of kept histograms and siblings' sum
-    (:func:`no_hist_space` the first time), reused by each subtree: made afresh
+    ``work_space``: the calling thread's pool of kept histograms, siblings' sum and
+    room for copies of rows (:func:`no_work_space` the first time), reused by each
+    subtree: made afresh
     for each, their pages were faulted in again every time (10 classes, 800,000
     rows, depth 10: about 1,400 page faults a subtree, 25,000 a fit).
 
-    Returns ``(subtrees, hist_space)``: ``subtrees = (nodes, category_pool, first,
+    Returns ``(subtrees, work_space)``: ``subtrees = (nodes, category_pool, first,
     n_nodes, first_cat)``, the subtrees' node tables one after the other, item
     ``i``'s ``n_nodes[i]`` nodes from node ``first[i]`` on (its root, the deferred
     node, split, first), its children and category pool indices local to it (its
-    pool from ``first_cat[i]``); ``hist_space`` as grown, for the thread's next call.
+    pool from ``first_cat[i]``); ``work_space`` as grown, for the thread's next call.
     """
     (
         n_codes, is_nominal, all_features, max_features, min_count, min_weight, hist_ratio,
@@ -511,8 +512,8 @@ def grow_subtrees(data, search, rng, kept, limits, thresholds, buffers, hist_spa
             front_stats[item], front_hist[slot] if slot >= 0 else no_hist, front_out[item],
             front_mask[item],
         )  # fmt: skip
-        tables, _, hist_space = _grow(
-            data, own_search, rng, kept, limits, None, thresholds, own_buffers, hist_space,
+        tables, _, work_space = _grow(
+            data, own_search, rng, kept, limits, None, thresholds, own_buffers, work_space,
             n_values, n_links, seed, np.int64(0),
         )  # fmt: skip
         nodes, count, category_pool, n_cat = tables
@@ -525,13 +526,14 @@ def grow_subtrees(data, search, rng, kept, limits, thresholds, buffers, hist_spa
         all_cat = _appended(all_cat, n_cat_rows, category_pool[:n_cat].reshape((n_cat, 1)))
         n_rows += count
         n_cat_rows += n_cat
-    return (all_nodes, all_cat[:n_cat_rows, 0], first, n_nodes, first_cat), hist_space
+    return (all_nodes, all_cat[:n_cat_rows, 0], first, n_nodes, first_cat), work_space
 
 
 @njit(cache=True)
-def no_hist_space():
-    """The ``hist_space`` of :func:`_grow` that has it make its own (no slot)."""
-    return np.empty((0, 0, 0)), np.empty((0, 0))
+def no_work_space(data):
+    """The ``work_space`` of :func:`_grow` that has it make its own: no histogram
+    slot, no room for a copy of rows of ``data``."""
+    return np.empty((0, 0, 0)), np.empty((0, 0)), _copy_space(data, 0)
 
 
 @njit(cache=True)
@@ -764,18 +766,19 @@ def _copied_rows(data, start, end, space):
 
 
 @njit(cache=True)
-def _grow(data, search, rng, kept, limits, parallel_min_rows, thresholds, buffers, hist_space,
+def _grow(data, search, rng, kept, limits, parallel_min_rows, thresholds, buffers, work_space,
           n_values, n_links, seed, defer_rows):  # fmt: skip
     """The loop of :func:`grow_depth_first` from ``seed``, the root of what it grows:
     ``(start, end, depth, stats, hist, split, mask)``, its rows, depth, statistics,
     kept histogram (no rows: none) and, when it was searched already (a deferred
     node of :func:`grow_top`), its split (``split[OUT_GAIN]`` NaN: not searched)
     and subset mask. Nodes of fewer than ``defer_rows`` rows are deferred
-    (:func:`grow_top`). ``hist_space``: the pool of kept histograms and the
-    siblings' sum to work in (:func:`no_hist_space`: made here).
+    (:func:`grow_top`). ``work_space``: the pool of kept histograms, the siblings'
+    sum and the room for copies of rows (:func:`_copy_space`) to work in (too small,
+    as :func:`no_work_space`'s: made here).
 
-    Returns ``(tables, frontier, hist_space)``: ``tables`` and ``frontier`` as
-    :func:`grow_top`, ``hist_space`` as grown (for the next call to reuse).
+    Returns ``(tables, frontier, work_space)``: ``tables`` and ``frontier`` as
+    :func:`grow_top`, ``work_space`` as grown (for the next call to reuse).
 
     Without threads (``parallel_min_rows`` None), a node popped to be split that
     may be copied (:data:`COPY_MAX_BYTES`) is, with its rows renumbered from 0 in
@@ -801,7 +804,7 @@ def _grow(data, search, rng, kept, limits, parallel_min_rows, thresholds, buffer
     no_offsets = np.full(n_codes.shape[0], -1, dtype=np.int64)
     out = np.empty(N_OUT)
     out_mask = np.zeros(width, dtype=np.uint8)
-    pool, siblings = hist_space
+    pool, siblings, copy_space = work_space
     if pool.shape[0] == 0:
         pool = np.empty((4, stored_rows[-1], n_channels))
         siblings = np.empty((stored_rows[-1], n_channels))
@@ -862,7 +865,8 @@ def _grow(data, search, rng, kept, limits, parallel_min_rows, thresholds, buffer
         )
         if copy_rows <= LOCAL_MAX_ROWS:
             copy_rows = 0
-    copy_space = _copy_space(data, copy_rows)
+    if copy_space[1].shape[0] < copy_rows:
+        copy_space = _copy_space(data, copy_rows)
     active = data
     copy_top = np.int64(-1)
     max_depth = limits[L_MAX_DEPTH]
@@ -1040,4 +1044,4 @@ def _grow(data, search, rng, kept, limits, parallel_min_rows, thresholds, buffer
             active, histograms, pool, free, n_free, parent_slot, bounds, n_children, slots,
             parallel_min_rows, n_threads, partition_buffer,
         )  # fmt: skip
-    return (nodes, n_nodes, category_pool, n_cat), frontier, (pool, siblings)
+    return (nodes, n_nodes, category_pool, n_cat), frontier, (pool, siblings, copy_space)

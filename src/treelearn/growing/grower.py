@@ -685,14 +685,14 @@ class Grower:
         )
 
         # Each thread's pool of kept histograms, reused by its batches.
-        hist_spaces = {}
+        work_spaces = {}
 
         def grow(items):
             thread = threading.get_ident()
-            space = hist_spaces.get(thread)
+            space = work_spaces.get(thread)
             if space is None:
-                space = loop_kernels.no_hist_space()
-            subtrees, hist_spaces[thread] = loop_kernels.grow_subtrees(
+                space = loop_kernels.no_work_space(data)
+            subtrees, work_spaces[thread] = loop_kernels.grow_subtrees(
                 data, search, rng, kept, limits, thresholds, buffers, space, n_values,
                 n_links, frontier, items,
             )  # fmt: skip
@@ -701,7 +701,7 @@ class Grower:
             return subtrees
 
         results = map_on_threads(grow, batches, self.n_threads)
-        hist_spaces.clear()
+        work_spaces.clear()
         return _stitched_table(self.n_threads, tables, frontier, batches, results)
 
     def _threshold_tables(self):
