@@ -640,7 +640,7 @@ def test_copied_rows_are_the_nodes_rows_in_their_order(task, weights):
     np.testing.assert_array_equal(copy[0], codes[taken], strict=True)
     np.testing.assert_array_equal(copy[1], np.arange(end - start, dtype=np.int32), strict=True)
     for k, target in ((2, y_class), (3, y_value), (4, weight)):
-        expected = target[taken] if target.shape[0] > 1 else target
+        expected = target[taken] if target.shape[0] == n else target
         np.testing.assert_array_equal(copy[k], expected, strict=True)
     assert copy[5:] == data[5:]
     row_bytes = n_features + 4 + (8 if task == "regression" else 4) + (8 if weights else 0)

@@ -684,7 +684,8 @@ class Grower:
             sizes, front_int[:n_front, loop_kernels.S_DEPTH], self.spec.max_depth, self.n_threads
         )
 
-        # Each thread's pool of kept histograms, reused by its batches.
+        # Each thread's pool of kept histograms and room for copies of rows, reused by
+        # its batches.
         work_spaces = {}
 
         def grow(items):
