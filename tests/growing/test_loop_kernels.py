@@ -673,11 +673,27 @@ def test_subtrees_grown_from_copies_of_their_rows_are_the_python_loops(
     w = weights_for(weights, y, n_classes, seed=21) if weights else None
     dataset = build_dataset(frame, max_bins=max_bins)
     spec = spec_for(n_classes, min_samples_leaf=3, nominal_split=nominal_split)
+    spaces, kernel = [], loop_kernels.grow_subtrees
+    monkeypatch.setattr(
+        loop_kernels, "grow_subtrees", lambda *a: (lambda r: spaces.append(r[1]) or r)(kernel(*a))
+    )
     with numba_threads(n_threads):
         tree = grow_both(dataset, y, w, n_classes, spec, n_threads=n_threads)
     inner = tree.feature >= 0
     copied = (tree.n_samples > local_kernels.LOCAL_MAX_ROWS) & (tree.n_samples <= 3000)
     assert (inner & copied).sum() >= 2
+    if n_threads == 2:
+        # A copy renumbers its rows 0..n-1 in the thread's room for copies (made as
+        # large as its largest subtree), whose splits then reorder them: the room's
+        # rows are a permutation of its numbers once a subtree that fills it is copied
+        # (none with presorted rows, which are never copied: no room made).
+        assert spaces
+        made = [
+            space[2][1].shape[0] > local_kernels.LOCAL_MAX_ROWS
+            and np.array_equal(np.sort(space[2][1]), np.arange(space[2][1].shape[0]))
+            for space in spaces
+        ]
+        assert any(made) == (max_bins is not None)
 
 
 PATHS = {

@@ -109,6 +109,18 @@ def local_workspace(codes, n_rows, n_channels, max_codes):
     )
 
 
+@njit(cache=True, inline="always")
+def copy_node_codes(codes, rows, start, end, by_feature):
+    """``by_feature[f, i] = codes[rows[start + i], f]`` for every feature ``f``: the
+    codes of the node ``rows[start:end]`` in node order, a feature's after another's
+    (each feature's column of ``codes`` read at the node's rows in one pass)."""
+    for f in range(codes.shape[1]):
+        column = codes.T[f]
+        out = by_feature[f]
+        for i in range(end - start):
+            out[i] = column[np.uint64(rows[start + i])]  # (see _partition_orders)
+
+
 @njit(cache=True, _nrt=False)
 def _load(codes, rows, start, end, y_class, y_value, weight, is_classification, sorted_rows,
           sorted_codes, sorted_slot, n_codes, local_of_row, ws):  # fmt: skip
@@ -127,10 +139,8 @@ def _load(codes, rows, start, end, y_class, y_value, weight, is_classification, 
     if sorted_rows.shape[0]:
         for i in range(m):
             local_of_row[rows[start + i]] = i
+    copy_node_codes(codes, rows, start, end, local_codes)
     for f in range(local_codes.shape[0]):
-        column = codes.T[f]
-        for i in range(m):
-            local_codes[f, i] = column[np.uint64(rows[start + i])]  # (see _partition_orders)
         slot = sorted_slot[f]
         if slot >= 0:
             # The feature's rows are kept presorted: the node's run of them, renamed.

@@ -57,6 +57,7 @@ from numba import njit
 from treelearn._dtypes import NO_CHILD
 from treelearn.growing._local_kernels import (
     LOCAL_MAX_ROWS,
+    copy_node_codes,
     grow_local,
     local_mode_pays,
     local_workspace,
@@ -729,6 +730,18 @@ def _copy_space(data, n_rows):
     )
 
 
+@njit(cache=True, inline="always")
+def _copied_entries(values, rows, start, end, space):
+    """``values[rows[start:end]]`` in ``space``, where ``values`` has an entry a row of
+    ``rows`` (a target or weights); ``values`` as it is otherwise (a placeholder)."""
+    if values.shape[0] != rows.shape[0]:
+        return values
+    copy = space[: end - start]
+    for i in range(end - start):
+        copy[i] = values[np.uint64(rows[start + i])]
+    return copy
+
+
 @njit(cache=True)
 def _copied_rows(data, start, end, space):
     """``data`` of the rows ``rows[start:end]`` only, in that order (the row
@@ -739,32 +752,16 @@ def _copied_rows(data, start, end, space):
     codes, rows, y_class, y_value, weight = data[:5]
     flat_codes, space_rows, space_class, space_value, space_weight = space
     n = end - start
-    n_features = codes.shape[1]
-    copy_codes = flat_codes[: n * n_features].reshape((n_features, n)).T
-    for j in range(n_features):
-        column = codes[:, j]
-        copy_column = copy_codes[:, j]
-        for i in range(n):
-            copy_column[i] = column[np.uint64(rows[start + i])]
-    copy_class, copy_value, copy_weight = y_class, y_value, weight
-    n_rows = rows.shape[0]
-    if y_class.shape[0] == n_rows:
-        copy_class = space_class[:n]
-        for i in range(n):
-            copy_class[i] = y_class[np.uint64(rows[start + i])]
-    if y_value.shape[0] == n_rows:
-        copy_value = space_value[:n]
-        for i in range(n):
-            copy_value[i] = y_value[np.uint64(rows[start + i])]
-    if weight.shape[0] == n_rows:
-        copy_weight = space_weight[:n]
-        for i in range(n):
-            copy_weight[i] = weight[np.uint64(rows[start + i])]
+    by_feature = flat_codes[: n * codes.shape[1]].reshape((codes.shape[1], n))
+    copy_node_codes(codes, rows, start, end, by_feature)
+    copy_class = _copied_entries(y_class, rows, start, end, space_class)
+    copy_value = _copied_entries(y_value, rows, start, end, space_value)
+    copy_weight = _copied_entries(weight, rows, start, end, space_weight)
     copy_rows = space_rows[:n]
     for i in range(n):
         copy_rows[i] = i
     is_classification, criterion, n_classes = data[5:]
-    return (copy_codes, copy_rows, copy_class, copy_value, copy_weight, is_classification,
+    return (by_feature.T, copy_rows, copy_class, copy_value, copy_weight, is_classification,
             criterion, n_classes)  # fmt: skip
 
 
