@@ -547,10 +547,11 @@ def test_a_small_stitched_tree_is_placed_in_one_go(wave_min_bytes, monkeypatch):
         assert stitching == expected
 
 
-def test_each_thread_reuses_its_histogram_pool_for_its_subtrees(monkeypatch):
-    """The subtrees grown on a thread keep their histograms in one pool, made by the
-    thread's first batch and handed to its next ones (not made afresh per subtree:
-    fresh pages, faulted in again each time); the Tree is the serial one."""
+def test_each_thread_reuses_its_work_space_and_scratch_for_its_subtrees(monkeypatch):
+    """The subtrees grown on a thread keep their histograms in one pool, are written
+    to one node table and split with one set of scratch buffers, made by the
+    thread's first batch and handed to its next ones (not made afresh per subtree or
+    batch: fresh pages, faulted in again each time); the Tree is the serial one."""
     settings = {
         "PARALLEL_MIN_ROWS": 64, "STORE_MIN_ROWS": 32, "SUBTREES_PER_THREAD": 8,
         "SUBTREE_MIN_ROWS": 1,
@@ -559,20 +560,44 @@ def test_each_thread_reuses_its_histogram_pool_for_its_subtrees(monkeypatch):
     dataset, y, n_classes, spec, single = _serial_tree_for_threads(
         monkeypatch, "multiclass", frame, settings
     )
-    given_slots, kernel = [], loop_kernels.grow_subtrees
+    calls, kernel = [], loop_kernels.grow_subtrees
+    scratch_made, make_scratch = [], loop_kernels.subtree_scratch
 
     def grow_subtrees(*args):
-        given_slots.append(args[7][0].shape[0])  # (work_space: pool, siblings)
+        search, buffers, work_space = args[1], args[6], args[7]
+        call = (
+            threading.get_ident(),
+            work_space[0].shape[0],  # (work_space: pool, siblings, copy room, nodes, ...)
+            work_space[3][0].shape[0],
+            work_space[3][0].ctypes.data,
+            search[8].ctypes.data,  # (the thread's scratch codes and partition buffer)
+            buffers[2].ctypes.data,
+        )
+        calls.append(call)
         subtrees, work_space = kernel(*args)
-        assert work_space[0].shape[0] >= max(given_slots[-1], 4)
+        assert work_space[0].shape[0] >= max(call[1], 4)
+        assert work_space[3][0].shape[0] >= call[2]
         return subtrees, work_space
 
+    def subtree_scratch(*args):
+        scratch_made.append(threading.get_ident())
+        return make_scratch(*args)
+
     monkeypatch.setattr(loop_kernels, "grow_subtrees", grow_subtrees)
+    monkeypatch.setattr(loop_kernels, "subtree_scratch", subtree_scratch)
     with numba_threads(2):
         threaded = Grower(dataset, y, None, n_classes, spec, np.random.default_rng(0), 2).grow()
     assert_same_tree(threaded, single)
-    assert len(given_slots) > 2
-    assert 1 <= given_slots.count(0) <= 2  # (one new pool per thread)
+    threads = {call[0] for call in calls}
+    assert len(calls) > 2
+    assert sorted(scratch_made) == sorted(threads)  # (once a thread)
+    for thread in threads:
+        own = [call for call in calls if call[0] == thread]
+        assert [call[1] for call in own].count(0) == 1  # (one new pool per thread)
+        # One node table per thread (its first subtree's has room for the others').
+        assert own[0][2] == 0 and all(call[2] > 0 for call in own[1:])
+        assert len({call[3] for call in own[1:]}) == 1
+        assert len({call[4] for call in own}) == len({call[5] for call in own}) == 1
 
 
 @pytest.mark.parametrize("task", ["multiclass", "regression"])

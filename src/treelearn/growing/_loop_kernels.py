@@ -443,42 +443,20 @@ def grow_top(data, search, rng, kept, limits, parallel_min_rows, thresholds, buf
     return tables, frontier
 
 
-@njit(cache=True, nogil=True)
-def grow_subtrees(data, search, rng, kept, limits, thresholds, buffers, work_space, n_values,
-                  n_links, frontier, items):  # fmt: skip
-    """Grow the subtrees of the deferred nodes ``items`` (rows of ``frontier``,
-    from :func:`grow_top`) one after the other, each as the serial loop grows it,
-    with scratch and partition buffers of its own (``buffers`` as
-    :func:`grow_depth_first` takes them): several calls run at once on separate
-    threads. They share ``child_of_row``, whose entries for the rows of separate
-    subtrees never meet, like their runs of ``rows`` and ``sorted_rows``, and
-    ``rng``, which none draws from (every feature is searched).
-
-    ``work_space``: the calling thread's pool of kept histograms, siblings' sum and
-    room for copies of rows (:func:`no_work_space` the first time), reused by each
-    subtree: made afresh for each, their pages were faulted in again every time
-    (10 classes, 800,000 rows, depth 10: about 1,400 page faults a subtree, 25,000 a
-    fit; the copies' room, 2 classes: 7,900 page faults a fit against 4,800).
-
-    Returns ``(subtrees, work_space)``: ``subtrees = (nodes, category_pool, first,
-    n_nodes, first_cat)``, the subtrees' node tables one after the other, item
-    ``i``'s ``n_nodes[i]`` nodes from node ``first[i]`` on (its root, the deferred
-    node, split, first), its children and category pool indices local to it (its
-    pool from ``first_cat[i]``); ``work_space`` as grown, for the thread's next call.
-    """
+@njit(cache=True)
+def subtree_scratch(search, buffers, largest):
+    """A thread's own ``search`` and ``buffers`` (as :func:`grow_depth_first` takes
+    them) for :func:`grow_subtrees`: its split scratch, presorted-scan and partition
+    buffers for subtrees of up to ``largest`` rows, made once per thread and handed
+    to each of its batches (made afresh per batch, their pages were faulted in again
+    and handed back every time). The rest is shared: ``child_of_row``, whose entries
+    for the rows of separate subtrees never meet, like their runs of ``rows`` and
+    ``sorted_rows``."""
     (
         n_codes, is_nominal, all_features, max_features, min_count, min_weight, hist_ratio,
         scratch_hist, scratch_codes, scratch_mask, sorted_rows, sorted_slot, skip_missing,
         multiway, whole_weights, sorted_scan,
     ) = search  # fmt: skip
-    front_int, front_stats, front_out, front_mask, front_hist = frontier[:5]
-    n_items = items.shape[0]
-    largest = 1
-    n_item_rows = 0
-    for i in range(n_items):
-        item_rows = front_int[items[i], S_END] - front_int[items[i], S_START]
-        largest = max(largest, item_rows)
-        n_item_rows += item_rows
     own_search = (
         n_codes, is_nominal, all_features, max_features, min_count, min_weight, hist_ratio,
         np.empty_like(scratch_hist),
@@ -493,6 +471,39 @@ def grow_subtrees(data, search, rng, kept, limits, thresholds, buffers, work_spa
         np.empty(largest, dtype=partition_buffer.dtype),
         local_of_row,
     )
+    return own_search, own_buffers
+
+
+@njit(cache=True, nogil=True)
+def grow_subtrees(data, search, rng, kept, limits, thresholds, buffers, work_space, n_values,
+                  n_links, frontier, items):  # fmt: skip
+    """Grow the subtrees of the deferred nodes ``items`` (rows of ``frontier``,
+    from :func:`grow_top`) one after the other, each as the serial loop grows it:
+    several calls run at once on separate threads, each with ``search`` and
+    ``buffers`` of its own (:func:`subtree_scratch`, for at least the items' largest
+    subtree). They share ``rng``, which none draws from (every feature is searched).
+
+    ``work_space``: the calling thread's pool of kept histograms, siblings' sum,
+    room for copies of rows, node table and local mode's arrays
+    (:func:`no_work_space` the first time), reused by each subtree: made afresh
+    for each, their pages were faulted in again every time (10 classes, 800,000
+    rows, depth 10: about 1,400 page faults a subtree, 25,000 a fit; the copies'
+    room, 2 classes: 7,900 page faults a fit against 4,800).
+
+    Returns ``(subtrees, work_space)``: ``subtrees = (nodes, category_pool, first,
+    n_nodes, first_cat)``, the subtrees' node tables one after the other, item
+    ``i``'s ``n_nodes[i]`` nodes from node ``first[i]`` on (its root, the deferred
+    node, split, first), its children and category pool indices local to it (its
+    pool from ``first_cat[i]``); ``work_space`` as grown, for the thread's next call.
+    """
+    front_int, front_stats, front_out, front_mask, front_hist = frontier[:5]
+    n_items = items.shape[0]
+    n_item_rows = 0
+    for i in range(n_items):
+        item_rows = front_int[items[i], S_END] - front_int[items[i], S_START]
+        if item_rows > buffers[2].shape[0]:
+            raise ValueError("grow_subtrees: buffers smaller than a subtree's rows")
+        n_item_rows += item_rows
     no_hist = np.empty((0, front_hist.shape[2]))
     first = np.empty(n_items, dtype=np.int64)
     n_nodes = np.empty(n_items, dtype=np.int64)
@@ -515,8 +526,8 @@ def grow_subtrees(data, search, rng, kept, limits, thresholds, buffers, work_spa
             front_mask[item],
         )  # fmt: skip
         tables, _, work_space = _grow(
-            data, own_search, rng, kept, limits, None, thresholds, own_buffers, work_space,
-            n_values, n_links, seed, np.int64(0),
+            data, search, rng, kept, limits, None, thresholds, buffers, work_space, n_values,
+            n_links, seed, np.int64(0),
         )  # fmt: skip
         nodes, count, category_pool, n_cat = tables
         first[i] = n_rows
@@ -534,8 +545,13 @@ def grow_subtrees(data, search, rng, kept, limits, thresholds, buffers, work_spa
 @njit(cache=True)
 def no_work_space(data):
     """The ``work_space`` of :func:`_grow` that has it make its own: no histogram
-    slot, no room for a copy of rows of ``data``."""
-    return np.empty((0, 0, 0)), np.empty((0, 0)), _copy_space(data, 0)
+    slot, no room for a copy of rows of ``data``, no node, no local mode rows."""
+    codes, is_classification, n_classes = data[0], data[5], data[7]
+    n_channels = 1 + n_classes if is_classification else 4
+    return (
+        np.empty((0, 0, 0)), np.empty((0, 0)), _copy_space(data, 0), new_nodes(0, 1, 1),
+        local_workspace(codes, 0, n_channels, 0),
+    )  # fmt: skip
 
 
 @njit(cache=True)
@@ -804,7 +820,7 @@ def _grow(data, search, rng, kept, limits, parallel_min_rows, thresholds, buffer
     no_offsets = np.full(n_codes.shape[0], -1, dtype=np.int64)
     out = np.empty(N_OUT)
     out_mask = np.zeros(width, dtype=np.uint8)
-    pool, siblings, copy_space = work_space
+    pool, siblings, copy_space, node_room, workspace = work_space
     if pool.shape[0] == 0:
         pool = np.empty((4, stored_rows[-1], n_channels))
         siblings = np.empty((stored_rows[-1], n_channels))
@@ -812,11 +828,11 @@ def _grow(data, search, rng, kept, limits, parallel_min_rows, thresholds, buffer
     n_free = np.int64(pool.shape[0])
     histograms = (stored_features, stored_rows, store_min_rows, siblings)
     # Room for every node of a binary tree (nothing of it is touched until written).
-    nodes = new_nodes(
-        initial_capacity(seed_end - seed_start, n_values, n_links, MAX_INITIAL_TABLE_BYTES),
-        n_values,
-        n_links,
-    )
+    capacity = initial_capacity(seed_end - seed_start, n_values, n_links, MAX_INITIAL_TABLE_BYTES)
+    if node_room[0].shape[0] >= capacity:
+        nodes = node_room
+    else:
+        nodes = new_nodes(capacity, n_values, n_links)
     category_pool = np.empty(64, dtype=np.int64)
     n_cat = np.int64(0)
     stacks = (
@@ -854,7 +870,8 @@ def _grow(data, search, rng, kept, limits, parallel_min_rows, thresholds, buffer
     local_rows = np.int64(0)
     if not search[12] and not is_nominal.any():
         local_rows = min(LOCAL_MAX_ROWS, rows.shape[0])
-    workspace = local_workspace(codes, local_rows, n_channels, n_codes.max() + 1)
+    if workspace[3].shape[0] < local_rows or workspace[7].shape[0] < n_codes.max() + 2:
+        workspace = local_workspace(codes, local_rows, n_channels, n_codes.max() + 1)
     # Subtrees grown on copies of their rows (COPY_MAX_BYTES): ``active`` is the data
     # the loop reads, the copy's from when the node at stack level ``copy_top`` is
     # popped until the stack is back to that level.
@@ -1044,4 +1061,7 @@ def _grow(data, search, rng, kept, limits, parallel_min_rows, thresholds, buffer
             active, histograms, pool, free, n_free, parent_slot, bounds, n_children, slots,
             parallel_min_rows, n_threads, partition_buffer,
         )  # fmt: skip
-    return (nodes, n_nodes, category_pool, n_cat), frontier, (pool, siblings, copy_space)
+    return (
+        (nodes, n_nodes, category_pool, n_cat), frontier,
+        (pool, siblings, copy_space, nodes, workspace),
+    )  # fmt: skip

@@ -684,19 +684,23 @@ class Grower:
             sizes, front_int[:n_front, loop_kernels.S_DEPTH], self.spec.max_depth, self.n_threads
         )
 
-        # Each thread's pool of kept histograms and room for copies of rows, reused by
-        # its batches.
+        # Each thread's scratch (for the largest subtree) and work space (pool of kept
+        # histograms, room for copies of rows, node table, local mode's arrays),
+        # reused by its batches.
+        largest = int(sizes.max()) if n_front else 0
         work_spaces = {}
 
         def grow(items):
             thread = threading.get_ident()
-            space = work_spaces.get(thread)
-            if space is None:
-                space = loop_kernels.no_work_space(data)
-            subtrees, work_spaces[thread] = loop_kernels.grow_subtrees(
-                data, search, rng, kept, limits, thresholds, buffers, space, n_values,
+            if thread not in work_spaces:
+                own_search, own_buffers = loop_kernels.subtree_scratch(search, buffers, largest)
+                work_spaces[thread] = (own_search, own_buffers, loop_kernels.no_work_space(data))
+            own_search, own_buffers, space = work_spaces[thread]
+            subtrees, space = loop_kernels.grow_subtrees(
+                data, own_search, rng, kept, limits, thresholds, own_buffers, space, n_values,
                 n_links, frontier, items,
             )  # fmt: skip
+            work_spaces[thread] = (own_search, own_buffers, space)
             if sizes[items].sum() >= TRIM_MIN_BATCH_ROWS:
                 _return_freed_memory()
             return subtrees
