@@ -131,10 +131,12 @@ GUIDED_SHARE = 2
 MAX_BATCH_SHARE = 8
 MIN_BATCH_SHARE = 32
 #: A batch of subtrees of at least this many rows hands the memory it freed back
-#: to the system when grown (:func:`_return_freed_memory`, 0.2-3 ms a call): the
-#: batches' scratch, freed in their threads' heaps, otherwise piles up under the
-#: tables kept for the stitching (10 classes, 800,000 rows, depth 10: the fit's
-#: peak 151 -> 75 MB on two threads). Smaller batches free too little to pay.
+#: to the system when grown (:func:`_return_freed_memory`, 0.2-3 ms a call): what
+#: it freed in its thread's heap otherwise piles up under the tables kept for the
+#: stitching. With each batch's scratch made anew (before d19c01f), 10 classes,
+#: 800,000 rows, depth 10: the fit's peak 151 -> 75 MB on two threads. With the
+#: threads' scratch reused, not handing back added 1-2 MB at depth 10 and 3-6 MB at
+#: full depth (2 and 10 classes), in the same time. Smaller batches free too little.
 TRIM_MIN_BATCH_ROWS = 25_000
 #: A stitched tree of at least this many bytes of nodes is put together in waves of
 #: ``n_threads`` batches, each wave's subtrees let go of (and the memory handed
