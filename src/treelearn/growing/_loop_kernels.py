@@ -789,12 +789,17 @@ def _grow(data, search, rng, kept, limits, parallel_min_rows, thresholds, buffer
     kept histogram (no rows: none) and, when it was searched already (a deferred
     node of :func:`grow_top`), its split (``split[OUT_GAIN]`` NaN: not searched)
     and subset mask. Nodes of fewer than ``defer_rows`` rows are deferred
-    (:func:`grow_top`). ``work_space``: the pool of kept histograms, the siblings'
-    sum and the room for copies of rows (:func:`_copy_space`) to work in (too small,
-    as :func:`no_work_space`'s: made here).
+    (:func:`grow_top`). ``work_space``: ``(pool, siblings, copy_space, node_room,
+    local)``, the pool of kept histograms, the siblings' sum, the room for copies of
+    rows (:func:`_copy_space`), a node table and local mode's arrays
+    (:func:`local_workspace`) to work in (each too small, as :func:`no_work_space`'s:
+    made here).
 
     Returns ``(tables, frontier, work_space)``: ``tables`` and ``frontier`` as
-    :func:`grow_top`, ``work_space`` as grown (for the next call to reuse).
+    :func:`grow_top`, ``work_space`` as grown (for the next call to reuse). The node
+    table of ``tables`` is ``work_space``'s: a caller that passes ``work_space`` on
+    copies the nodes out first (:func:`grow_subtrees`), as the next call writes over
+    them.
 
     Without threads (``parallel_min_rows`` None), a node popped to be split that
     may be copied (:data:`COPY_MAX_BYTES`) is, with its rows renumbered from 0 in
