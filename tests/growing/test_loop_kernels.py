@@ -494,6 +494,36 @@ def test_batches_of_subtrees_hand_freed_memory_back_from_a_size(min_batch_rows, 
     assert len(trims) == large + 1 + n_waves
 
 
+@pytest.mark.parametrize(
+    ("max_depth", "max_bins", "per_thread"),
+    [(10, 16, 2), (3, 16, 2), (11, 16, 4), (None, 16, 4), (10, None, 4)],
+)
+def test_shallow_trees_grown_from_copies_defer_fewer_subtrees(max_depth, max_bins, per_thread,
+                                                              monkeypatch):  # fmt: skip
+    """A tree of at most SHALLOW_MAX_DEPTH levels without presorted rows defers its
+    nodes below n / (SHALLOW_SUBTREES_PER_THREAD x threads) rows; deeper trees and
+    exact mode's (presorted rows) below n / (SUBTREES_PER_THREAD x threads). The
+    Tree is the one-thread Tree either way."""
+    monkeypatch.setattr(grower_module, "PARALLEL_MIN_ROWS", 64)
+    monkeypatch.setattr(grower_module, "SUBTREE_MIN_ROWS", 1)
+    frame = make_frame(1200, seed=5, nominal=False, n_numeric=4)
+    y, n_classes = make_target(frame, "multiclass", seed=5)
+    dataset = build_dataset(frame, max_bins=max_bins)
+    spec = spec_for(n_classes, max_depth=max_depth)
+    single = grow_both(dataset, y, None, n_classes, spec, n_threads=1)
+    defer_rows, kernel = [], loop_kernels.grow_top
+    monkeypatch.setattr(
+        loop_kernels, "grow_top", lambda *args: defer_rows.append(args[-1]) or kernel(*args)
+    )
+    with numba_threads(2):
+        grower = Grower(dataset, y, None, n_classes, spec, np.random.default_rng(0), 2)
+        presorted = grower.sorted_rows.shape[0] > 0
+        threaded = grower.grow()
+    assert_same_tree(threaded, single)
+    assert presorted == (max_bins is None)
+    assert defer_rows == [1200 // (per_thread * 2)]
+
+
 def _serial_tree_for_threads(monkeypatch, task, frame, settings, seed=5, max_bins=16):
     """Set the grower module's ``settings`` (name: value), encode ``frame`` with
     ``max_bins`` and grow its tree on one thread: ``(dataset, y, n_classes, spec,

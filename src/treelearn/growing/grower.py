@@ -109,15 +109,29 @@ HIST_RATIO = 2.0
 #: (when ``n_jobs`` allows more than one); smaller ones are not worth the start-up.
 PARALLEL_MIN_ROWS = 20_000
 #: On several threads, subtrees of fewer than ``n / (SUBTREES_PER_THREAD * n_threads)``
-#: rows (and at least ``SUBTREE_MIN_ROWS``) are grown separately, one per thread at
-#: a time; more, smaller ones balance the threads better, but the nodes above them
-#: split one at a time, their features on the threads, whose partitions and
-#: searches scale less well than whole subtrees on separate threads. Two threads,
-#: 800,000 x 20, depth 10, 255 bins (one process, eleven fits of each alternating):
-#: with 4 instead of 8 the fit took 4-10% less (best 112.5 / 195.6 / 200.9 ms
-#: against 121.7 / 203.4 / 222.0 for two classes, ten, regression); full depth and
-#: 80,000 rows within 2% either way.
+#: rows (and at least ``SUBTREE_MIN_ROWS``; shallow trees: below) are grown
+#: separately, one per thread at a time; more, smaller ones balance the threads
+#: better, but the nodes above them split one at a time, their features on the
+#: threads, whose partitions and searches scale less well than whole subtrees on
+#: separate threads. Two threads, 800,000 x 20, depth 10, 255 bins (one process,
+#: eleven fits of each alternating): with 4 instead of 8 the fit took 4-10% less
+#: (best 112.5 / 195.6 / 200.9 ms against 121.7 / 203.4 / 222.0 for two classes,
+#: ten, regression); full depth and 80,000 rows within 2% either way.
 SUBTREES_PER_THREAD = 4
+#: A tree of at most ``SHALLOW_MAX_DEPTH`` levels without presorted rows (whose
+#: subtrees are grown from copies of their rows: ``_loop_kernels.COPY_MAX_BYTES``)
+#: defers at most ``SHALLOW_SUBTREES_PER_THREAD`` subtrees a thread: on two threads
+#: its subtrees take about 1.85x less time, the nodes above them about 1.55x, and
+#: subtrees of few levels each cost about as much as another. Two threads, 255 bins,
+#: best of 5 (two rounds, alternating), 4 against 2 a thread: 800,000 x 20, depth 10,
+#: 10 classes 0.147-0.149 s against 0.133-0.139, 2 classes 0.091-0.094 against
+#: 0.089-0.091, regression the same; depth 6, 10 classes 0.080-0.088 against
+#: 0.077-0.079; depth 12 the same; 80,000 rows, depth 10, 10 classes 0.034-0.036
+#: against 0.031-0.032, regression 0.031-0.032 against 0.029. Deeper trees were
+#: slower with 2 (depths 15 and 20: 1-7%; full depth: up to 8%), as exact mode's
+#: trees (no copies) at depth 10 (0-5%).
+SHALLOW_MAX_DEPTH = 10
+SHALLOW_SUBTREES_PER_THREAD = 2
 SUBTREE_MIN_ROWS = 1_000
 #: Batches of those subtrees (:func:`subtree_batches`) take ``1 / (GUIDED_SHARE *
 #: n_threads)`` of the estimated work left each, at most ``1 / (MAX_BATCH_SHARE *
@@ -667,15 +681,15 @@ class Grower:
         self, data, search, rng, kept, limits, thresholds, buffers, n_links
     ):
         """:func:`~treelearn.growing._loop_kernels.grow_depth_first` on ``n_threads``
-        threads: the nodes of at least ``n / (SUBTREES_PER_THREAD * n_threads)`` rows
-        are split first (large ones searching their features on all threads), then
-        the subtrees below them are grown on separate threads, largest first, and
-        stitched back together numbered as the serial loop numbers them: the same
-        Tree, to the bit, as one thread grows. Every feature is searched, so ``rng``
-        (shared by the threads) is never drawn from."""
+        threads: the nodes of at least ``n / (k * n_threads)`` rows (``k``:
+        :meth:`_subtrees_per_thread`) are split first (large ones searching their
+        features on all threads), then the subtrees below them are grown on separate
+        threads, largest first, and stitched back together numbered as the serial
+        loop numbers them: the same Tree, to the bit, as one thread grows. Every
+        feature is searched, so ``rng`` (shared by the threads) is never drawn from."""
         n_values = max(self.n_classes, 1)
         n_rows = self.rows.shape[0]
-        defer_rows = max(n_rows // (SUBTREES_PER_THREAD * self.n_threads), SUBTREE_MIN_ROWS)
+        defer_rows = max(n_rows // (self._subtrees_per_thread() * self.n_threads), SUBTREE_MIN_ROWS)
         tables, frontier = loop_kernels.grow_top(
             data, search, rng, kept, limits, PARALLEL_MIN_ROWS, thresholds, buffers,
             n_values, n_links, defer_rows,
@@ -710,6 +724,19 @@ class Grower:
         results = map_on_threads(grow, batches, self.n_threads)
         work_spaces.clear()
         return _stitched_table(self.n_threads, tables, frontier, batches, results)
+
+    def _subtrees_per_thread(self):
+        """How many subtrees a thread the top of the tree is split into at least
+        (:data:`SUBTREES_PER_THREAD`; :data:`SHALLOW_SUBTREES_PER_THREAD` at most
+        for a shallow tree grown from copies)."""
+        max_depth = self.spec.max_depth
+        if (
+            max_depth is not None
+            and max_depth <= SHALLOW_MAX_DEPTH
+            and self.sorted_rows.shape[0] == 0
+        ):
+            return min(SUBTREES_PER_THREAD, SHALLOW_SUBTREES_PER_THREAD)
+        return SUBTREES_PER_THREAD
 
     def _threshold_tables(self):
         """Per feature what the numba loop needs of :meth:`Dataset.threshold`: kind
