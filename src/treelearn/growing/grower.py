@@ -147,10 +147,11 @@ MIN_BATCH_SHARE = 32
 #: A batch of subtrees of at least this many rows hands the memory it freed back
 #: to the system when grown (:func:`_return_freed_memory`, 0.2-3 ms a call): what
 #: it freed in its thread's heap otherwise piles up under the tables kept for the
-#: stitching. With each batch's scratch made anew (before d19c01f), 10 classes,
-#: 800,000 rows, depth 10: the fit's peak 151 -> 75 MB on two threads. With the
-#: threads' scratch reused, not handing back added 1-2 MB at depth 10 and 3-6 MB at
-#: full depth (2 and 10 classes), in the same time. Smaller batches free too little.
+#: stitching. While each batch made its scratch anew, 10 classes, 800,000 rows,
+#: depth 10: the fit's peak 151 -> 75 MB on two threads; with each thread's scratch
+#: kept (:func:`~treelearn.growing._loop_kernels.subtree_scratch`), not handing back
+#: added 1-2 MB at depth 10 and 3-6 MB at full depth (2 and 10 classes), in the same
+#: time. Smaller batches free too little.
 TRIM_MIN_BATCH_ROWS = 25_000
 #: A stitched tree of at least this many bytes of nodes is put together in waves of
 #: ``n_threads`` batches, each wave's subtrees let go of (and the memory handed
@@ -726,9 +727,9 @@ class Grower:
         return _stitched_table(self.n_threads, tables, frontier, batches, results)
 
     def _subtrees_per_thread(self):
-        """How many subtrees a thread the top of the tree is split into at least
-        (:data:`SUBTREES_PER_THREAD`; :data:`SHALLOW_SUBTREES_PER_THREAD` at most
-        for a shallow tree grown from copies)."""
+        """``k`` of the deferral size ``n / (k * n_threads)``: :data:`SUBTREES_PER_THREAD`,
+        or at most :data:`SHALLOW_SUBTREES_PER_THREAD` for a tree of at most
+        :data:`SHALLOW_MAX_DEPTH` levels without presorted rows (grown from copies)."""
         max_depth = self.spec.max_depth
         if (
             max_depth is not None
