@@ -737,6 +737,8 @@ def test_subtrees_grown_from_copies_of_their_rows_are_the_python_loops(
     inner = tree.feature >= 0
     copied = (tree.n_samples > local_kernels.LOCAL_MAX_ROWS) & (tree.n_samples <= 3000)
     assert (inner & copied).sum() >= 2
+    # (One thread's loop returns no work space to look into: that copies are made is
+    # checked on two threads, whose subtrees take the same branch of _grow.)
     if n_threads == 2:
         # A copy renumbers its rows 0..n-1 in the thread's room for copies (made as
         # large as its largest subtree), whose splits then reorder them: the room's

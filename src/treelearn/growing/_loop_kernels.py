@@ -54,7 +54,7 @@ numbers it, each written once. Same Tree, bit for bit, for any number of threads
 import numpy as np
 from numba import njit
 
-from treelearn._dtypes import NO_CHILD
+from treelearn._dtypes import N_REGRESSION_CHANNELS, NO_CHILD
 from treelearn.growing._local_kernels import (
     LOCAL_MAX_ROWS,
     copy_node_codes,
@@ -546,11 +546,9 @@ def grow_subtrees(data, search, rng, kept, limits, thresholds, buffers, work_spa
 def no_work_space(data):
     """The ``work_space`` of :func:`_grow` that has it make its own: no histogram
     slot, no room for a copy of rows of ``data``, no node, no local mode rows."""
-    codes, is_classification, n_classes = data[0], data[5], data[7]
-    n_channels = 1 + n_classes if is_classification else 4
     return (
         np.empty((0, 0, 0)), np.empty((0, 0)), _copy_space(data, 0), new_nodes(0, 1, 1),
-        local_workspace(codes, 0, n_channels, 0),
+        local_workspace(data[0], 0, _n_channels(data), 0),
     )  # fmt: skip
 
 
@@ -672,13 +670,18 @@ def _grown_locally(limits, depth, n_rows, slot, defer_rows, local_rows):
     return n_rows >= defer_rows and slot < 0 and local_mode_pays(limits, depth, n_rows, local_rows)
 
 
+@njit(cache=True, inline="always")
+def _n_channels(data):
+    """Width of a statistics row of ``data``'s task (:func:`treelearn._dtypes.n_channels`)."""
+    is_classification, n_classes = data[5], data[7]
+    return 1 + n_classes if is_classification else N_REGRESSION_CHANNELS
+
+
 @njit(cache=True)
 def _root_seed(data, kept):
     """The seed of :func:`_grow` for the whole tree: all rows, depth 0, not searched yet."""
-    rows, y_class, y_value, weight, is_classification, n_classes = (
-        data[1], data[2], data[3], data[4], data[5], data[7]
-    )  # fmt: skip
-    n_channels = 1 + n_classes if is_classification else 4
+    rows, y_class, y_value, weight, is_classification = data[1:6]
+    n_channels = _n_channels(data)
     stats = np.empty(n_channels)
     node_statistics(rows, 0, rows.shape[0], y_class, y_value, weight, is_classification, stats)
     no_split = np.full(N_OUT, np.nan)
@@ -718,18 +721,26 @@ def _defer(frontier, stacks, top, hist):
 
 
 @njit(cache=True, inline="always")
+def _per_row(values, rows):
+    """Whether ``values`` (a target or weights) has an entry a row of ``rows``, and so
+    is copied with them (:func:`_copied_rows`); otherwise it is a placeholder (the
+    other task's target, no weights), kept as it is."""
+    return values.shape[0] == rows.shape[0]
+
+
+@njit(cache=True, inline="always")
 def _copy_row_bytes(data):
     """Bytes a row of ``data`` takes in a copy (:func:`_copied_rows`): its codes, its
     index, and those of its targets and weight that have an entry a row."""
     codes, rows, y_class, y_value, weight = data[:5]
     row_bytes = codes.shape[1] * codes.itemsize + rows.itemsize
-    for itemsize, n_entries in (
-        (y_class.itemsize, y_class.shape[0]),
-        (y_value.itemsize, y_value.shape[0]),
-        (weight.itemsize, weight.shape[0]),
+    for values_itemsize, per_row in (
+        (y_class.itemsize, _per_row(y_class, rows)),
+        (y_value.itemsize, _per_row(y_value, rows)),
+        (weight.itemsize, _per_row(weight, rows)),
     ):
-        if n_entries == rows.shape[0]:
-            row_bytes += itemsize
+        if per_row:
+            row_bytes += values_itemsize
     return row_bytes
 
 
@@ -740,9 +751,9 @@ def _copy_space(data, n_rows):
     return (
         np.empty(n_rows * codes.shape[1], dtype=codes.dtype),
         np.empty(n_rows, dtype=rows.dtype),
-        np.empty(n_rows if y_class.shape[0] == rows.shape[0] else 0, dtype=y_class.dtype),
-        np.empty(n_rows if y_value.shape[0] == rows.shape[0] else 0, dtype=y_value.dtype),
-        np.empty(n_rows if weight.shape[0] == rows.shape[0] else 0, dtype=weight.dtype),
+        np.empty(n_rows if _per_row(y_class, rows) else 0, dtype=y_class.dtype),
+        np.empty(n_rows if _per_row(y_value, rows) else 0, dtype=y_value.dtype),
+        np.empty(n_rows if _per_row(weight, rows) else 0, dtype=weight.dtype),
     )
 
 
@@ -750,7 +761,7 @@ def _copy_space(data, n_rows):
 def _copied_entries(values, rows, start, end, space):
     """``values[rows[start:end]]`` in ``space``, where ``values`` has an entry a row of
     ``rows`` (a target or weights); ``values`` as it is otherwise (a placeholder)."""
-    if values.shape[0] != rows.shape[0]:
+    if not _per_row(values, rows):
         return values
     copy = space[: end - start]
     for i in range(end - start):
@@ -805,7 +816,7 @@ def _grow(data, search, rng, kept, limits, parallel_min_rows, thresholds, buffer
     may be copied (:data:`COPY_MAX_BYTES`) is, with its rows renumbered from 0 in
     their order; its subtree's nodes are pushed and popped with bounds in the copy,
     read from the copy until the stack is back below it."""
-    codes, rows, y_class, y_value, weight, is_classification, criterion, n_classes = data
+    codes, rows, y_class, y_value, weight, is_classification, criterion, _ = data
     n_codes, is_nominal, sorted_rows, multiway = search[0], search[1], search[10], search[13]
     sorted_codes = search[15][4]
     # (sorted_scan's keys: a row per thread that large nodes search on.)
@@ -813,7 +824,7 @@ def _grow(data, search, rng, kept, limits, parallel_min_rows, thresholds, buffer
     stored_features, stored_rows, stored_offsets, store_min_rows = kept
     child_of_row, sorted_buffer, partition_buffer, local_of_row = buffers
     seed_start, seed_end, seed_depth, seed_stats, seed_hist, seed_split, seed_mask = seed
-    n_channels = 1 + n_classes if is_classification else 4
+    n_channels = _n_channels(data)
     width = 1  # of a nominal split's mask and map: its codes, missing included
     max_children = 2
     for f in range(n_codes.shape[0]):
