@@ -359,8 +359,9 @@ def test_exact_codes_widen_the_matrix_column_by_column():
 @pytest.mark.parametrize("max_bins", [None, 255, 16])
 def test_columns_encoded_on_threads_are_the_serial_encoding(max_bins, monkeypatch):
     """Numeric columns sorted (or binned) several at a time, on threads, give the codes,
-    values and edges of one column at a time; exact codes still widen column by column
-    (uint8 -> uint16 -> uint32, the earlier columns kept), nominal columns untouched."""
+    values and edges of one column at a time; exact codes, written by the threads that
+    sorted them, still widen column by column (uint8 -> uint16 -> uint32, the earlier
+    columns kept), nominal columns untouched."""
     monkeypatch.setattr(dataset_module, "THREADED_MIN_ROWS", 1)
     rng = np.random.default_rng(3)
     n = 70_000
@@ -378,24 +379,32 @@ def test_columns_encoded_on_threads_are_the_serial_encoding(max_bins, monkeypatc
     frame.loc[::11, "few"] = np.nan
 
     column_threads = []
-    for name in ("sort_numeric", "column_bin_edges"):
+    code_threads = []
+    for name, threads in [
+        ("sort_numeric", column_threads),
+        ("column_bin_edges", column_threads),
+        ("write_exact_codes", code_threads),
+    ]:
         work = getattr(dataset_module, name)
 
-        def recorded(*args, work=work, **kwargs):
-            column_threads.append(threading.get_ident())
+        def recorded(*args, work=work, threads=threads, **kwargs):
+            threads.append(threading.get_ident())
             return work(*args, **kwargs)
 
         monkeypatch.setattr(dataset_module, name, recorded)
 
     def encoded(n_threads):
         column_threads.clear()
+        code_threads.clear()
         with numba_threads(n_threads):
             return build_dataset(frame, max_bins=max_bins)
 
     serial = encoded(1)
-    assert set(column_threads) == {threading.get_ident()}
+    assert set(column_threads + code_threads) == {threading.get_ident()}
     threaded = encoded(2)
     assert len(column_threads) == 5 and threading.get_ident() not in column_threads
+    assert len(code_threads) == (5 if max_bins is None else 0)
+    assert threading.get_ident() not in code_threads
     assert threaded.codes.dtype == serial.codes.dtype
     assert threaded.codes.flags.f_contiguous
     if max_bins is None:

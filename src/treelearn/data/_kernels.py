@@ -632,7 +632,7 @@ def count_key_runs(sorted_keys):
     return runs
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def write_key_ranks(sorted_keys, sorted_index, distinct_bits, out):
     """Exact codes: ``out[sorted_index[i]]`` is the rank of ``sorted_keys[i]`` among the
     distinct keys; ``distinct_bits`` receives each distinct key turned back into the
