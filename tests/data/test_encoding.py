@@ -420,6 +420,25 @@ def test_columns_encoded_on_threads_are_the_serial_encoding(max_bins, monkeypatc
             np.testing.assert_array_equal(mine, theirs, strict=True)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("n_rows", [1, 16_384, 40_001])
+def test_matrix_columns_copied_on_threads_are_the_columns(dtype, n_rows):
+    """A block of a C-ordered matrix's columns copied on two threads, a run of rows
+    each (one run, whole runs and a partial last one): the columns, as one thread
+    copies them."""
+    from treelearn.data._kernels import copy_matrix_columns, copy_matrix_columns_parallel
+
+    matrix = np.random.default_rng(n_rows).standard_normal((n_rows, 7)).astype(dtype)
+    columns = np.array([5, 0, 3, 6], dtype=np.int64)
+    serial = np.zeros((4, n_rows), dtype=dtype)
+    copy_matrix_columns(matrix, columns, serial)
+    threaded = np.zeros((4, n_rows), dtype=dtype)
+    with numba_threads(2):
+        copy_matrix_columns_parallel(matrix, columns, threaded)
+    np.testing.assert_array_equal(serial, matrix[:, columns].T)
+    np.testing.assert_array_equal(threaded, serial)
+
+
 @pytest.mark.parametrize("float32", [False, True])
 def test_exact_codes_are_numpys_unique_on_awkward_values(float32):
     """The radix sort against np.unique: huge, tiny, subnormal, infinite, -0.0, ties."""

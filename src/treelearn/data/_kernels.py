@@ -349,6 +349,15 @@ def copy_matrix_columns(matrix, columns, out):
     _gather_matrix_range(matrix, None, columns, out, 0, matrix.shape[0])
 
 
+@njit(cache=True, parallel=True)
+def copy_matrix_columns_parallel(matrix, columns, out):
+    """:func:`copy_matrix_columns` on numba's threads, a run of rows each."""
+    n = matrix.shape[0]
+    for chunk in prange((n + CHUNK - 1) // CHUNK):
+        start = chunk * CHUNK
+        _gather_matrix_range(matrix, None, columns, out, start, min(start + CHUNK, n))
+
+
 @njit(cache=True, inline="always")
 def _count_unseen_range(values, padded, depth, n_distinct, start, stop):
     table = padded.reshape((1, padded.shape[0]))
