@@ -534,8 +534,7 @@ def grow_subtrees(data, search, rng, kept, limits, thresholds, buffers, work_spa
         n_nodes[i] = count
         first_cat[i] = n_cat_rows
         all_nodes = room_for(all_nodes, n_rows, count)
-        for j in range(count):
-            _copy_node(nodes, j, all_nodes, n_rows + j)
+        _copy_nodes(nodes, 0, all_nodes, n_rows, count)
         all_cat = _appended(all_cat, n_cat_rows, category_pool[:n_cat].reshape((n_cat, 1)))
         n_rows += count
         n_cat_rows += n_cat
@@ -647,19 +646,73 @@ def place_top_nodes(tables, number, out_nodes):
 def place_subtrees(subtrees, root_number, base, category_offset, out_nodes):
     """Write one :func:`grow_subtrees` call's subtrees into the stitched table
     ``out_nodes``: item ``i``'s root (the deferred node, now split) at
-    ``root_number[i]``, its local node ``j >= 1`` at ``base[i] + j - 1``; children
-    renumbered, category maps moved to where the batch's pool starts in the
-    stitched pool (``category_offset``)."""
+    ``root_number[i]``, its local node ``j >= 1`` at ``base[i] + j - 1`` (copied
+    together, :func:`_copy_nodes`); children renumbered, category maps moved to
+    where the batch's pool starts in the stitched pool (``category_offset``)."""
     sub_nodes, _, first, n_nodes, first_cat = subtrees
     out_links = out_nodes[8]
     for i in range(n_nodes.shape[0]):
-        for j in range(n_nodes[i]):
-            target = root_number[i] if j == 0 else base[i] + j - 1
-            _copy_node(sub_nodes, first[i] + j, out_nodes, target)
-            if out_links[target, K_N_CHILDREN] > 0:
-                out_links[target, K_FIRST_CHILD] += base[i] - 1
-            if out_links.shape[1] >= CATEGORY_LINKS and out_links[target, K_CAT_LEN] > 0:
-                out_links[target, K_CAT_START] += category_offset + first_cat[i]
+        _copy_node(sub_nodes, first[i], out_nodes, root_number[i])
+        _copy_nodes(sub_nodes, first[i] + 1, out_nodes, base[i], n_nodes[i] - 1)
+        _renumber_links(out_links, root_number[i], root_number[i] + 1, base[i] - 1,
+                        category_offset + first_cat[i])  # fmt: skip
+        _renumber_links(out_links, base[i], base[i] + n_nodes[i] - 1, base[i] - 1,
+                        category_offset + first_cat[i])  # fmt: skip
+
+
+@njit(cache=True, _nrt=False)
+def _copy_nodes(nodes, i, target, t, count):
+    """Nodes ``i .. i + count - 1`` of the table ``nodes`` written as nodes ``t ..
+    t + count - 1`` of ``target`` (which has room for them), their links as they
+    are: column by column, each a run of memory (node by node, the nine columns
+    at once, 1.6 million nodes took 84 ms of two threads' time to stitch)."""
+    feature, kind, missing, n_samples, threshold, weight, impurity, value, links = nodes
+    (
+        to_feature, to_kind, to_missing, to_n_samples, to_threshold, to_weight, to_impurity,
+        to_value, to_links,
+    ) = target  # fmt: skip
+    # (Unsigned positions: see treelearn.splitting._partition_kernels.partition_threshold.)
+    source, to, n = np.uint64(i), np.uint64(t), np.uint64(count)
+    for k in range(n):
+        to_feature[to + k] = feature[source + k]
+    for k in range(n):
+        to_kind[to + k] = kind[source + k]
+    for k in range(n):
+        to_missing[to + k] = missing[source + k]
+    for k in range(n):
+        to_n_samples[to + k] = n_samples[source + k]
+    for k in range(n):
+        to_threshold[to + k] = threshold[source + k]
+    for k in range(n):
+        to_weight[to + k] = weight[source + k]
+    for k in range(n):
+        to_impurity[to + k] = impurity[source + k]
+    _copy_rows(value, source, to_value, to, n)
+    _copy_rows(links, source, to_links, to, n)
+
+
+@njit(cache=True, _nrt=False, inline="always")
+def _copy_rows(table, source, out, to, n):
+    """Rows ``source .. source + n - 1`` of the C-ordered ``table`` as rows ``to ..``
+    of ``out`` (of as many columns): one run of memory."""
+    width = np.uint64(table.shape[1])
+    flat, out_flat = table.reshape(-1), out.reshape(-1)
+    first, out_first = source * width, to * width
+    for k in range(n * width):
+        out_flat[out_first + k] = flat[first + k]
+
+
+@njit(cache=True, _nrt=False)
+def _renumber_links(links, start, stop, node_shift, category_shift):
+    """Nodes ``start .. stop - 1`` of a stitched table, copied from a subtree's own
+    table: their first child moved by ``node_shift``, their category map (where the
+    table has them) by ``category_shift``."""
+    with_categories = links.shape[1] >= CATEGORY_LINKS
+    for t in range(start, stop):
+        if links[t, K_N_CHILDREN] > 0:
+            links[t, K_FIRST_CHILD] += node_shift
+        if with_categories and links[t, K_CAT_LEN] > 0:
+            links[t, K_CAT_START] += category_shift
 
 
 @njit(cache=True, _nrt=False)
