@@ -425,7 +425,7 @@ def partition_threshold_parallel(
         for i in range(piece_left):
             rows[left_at + i] = buffer[first + i]
         # Right rows before this piece's: the rows before it that went right.
-        right_at = np.uint64(middle + n * p // n_pieces - left_before[p])
+        right_at = np.uint64(middle - left_before[p]) + first
         last = stop - np.uint64(1)
         for i in range(stop - first - piece_left):
             rows[right_at + i] = buffer[last - i]
