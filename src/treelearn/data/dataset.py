@@ -340,14 +340,18 @@ class _CodeMatrix:
         self._changed = threading.Condition()
         self._n_writing = 0
 
+    def _too_narrow(self, n_distinct):
+        return n_distinct > np.iinfo(self.matrix.dtype).max
+
     def write_exact(self, j, sorted_column):
         """:func:`~treelearn.data.encoding.write_exact_codes` of ``sorted_column``
         into column ``j``; returns the column's sorted distinct values."""
+        n_distinct = sorted_column.n_distinct
         with self._changed:
-            if sorted_column.n_distinct > np.iinfo(self.matrix.dtype).max:
+            if self._too_narrow(n_distinct):
                 self._changed.wait_for(lambda: self._n_writing == 0)
-                if sorted_column.n_distinct > np.iinfo(self.matrix.dtype).max:
-                    wider = code_dtype_for(sorted_column.n_distinct)
+                if self._too_narrow(n_distinct):  # (unless another column widened it)
+                    wider = code_dtype_for(n_distinct)
                     self.matrix = self.matrix.astype(wider, order="F")
             self._n_writing += 1
             matrix = self.matrix
