@@ -644,7 +644,9 @@ def _copy_nodes(nodes, i, target, t, count):
     t + count - 1`` of ``target`` (which has room for them), their links as they
     are: column by column, each a run of memory. (Node by node, the nine columns at
     once, stitching 1.6 million nodes took 84 ms of two threads' time; now 47.)"""
-    # (Unsigned positions: see treelearn.splitting._partition_kernels.partition_threshold.)
+    # (Unsigned positions: see treelearn.splitting._partition_kernels.partition_threshold.
+    # Slices, ``out[t : t + count] = column[i : i + count]``, took 36 ms to stitch the
+    # 1.6 million nodes against these loops' 28.)
     source, to, n = np.uint64(i), np.uint64(t), np.uint64(count)
     pairs = _column_pairs(nodes, target)
     for pair in literal_unroll(pairs):
