@@ -621,12 +621,15 @@ def test_each_thread_reuses_its_work_space_and_scratch_for_its_subtrees(monkeypa
     threads = {call[0] for call in calls}
     assert len(calls) > 2
     assert sorted(scratch_made) == sorted(threads)  # (once a thread)
+    # Threads take batches as they come free: one may take a single batch, but with
+    # more batches than threads some thread takes several (the reuse checked here).
+    assert max(sum(call[0] == thread for call in calls) for thread in threads) > 1
     for thread in threads:
         own = [call for call in calls if call[0] == thread]
         assert [call[1] for call in own].count(0) == 1  # (one new pool per thread)
         # One node table per thread (its first subtree's has room for the others').
         assert own[0][2] == 0 and all(call[2] > 0 for call in own[1:])
-        assert len({call[3] for call in own[1:]}) == 1
+        assert len({call[3] for call in own[1:]}) <= 1
         assert len({call[4] for call in own}) == len({call[5] for call in own}) == 1
 
 
