@@ -74,3 +74,18 @@ def test_a_closed_pipe_ends_quietly():
     _, stderr = process.communicate(timeout=300)
     assert stderr == b""
     assert process.returncode == 1
+
+
+def test_the_main_job_imports_no_cross_validation_or_metrics():
+    """``treelearn fit`` starts without scikit-learn's model selection and metrics
+    (about 0.07 s of imports that only ``evaluate`` and ``select_ccp_alpha`` need)."""
+    code = (
+        "import sys\n"
+        "from treelearn.cli import main\n"
+        "status = main(['fit', '--dataset', 'watermelon2'])\n"
+        "heavy = ('sklearn.model_selection', 'sklearn.metrics')\n"
+        "print(status, sorted(m for m in sys.modules if m.startswith(heavy)), file=sys.stderr)\n"
+    )
+    done = _run([sys.executable, "-c", code])
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.strip().splitlines()[-1] == "0 []"

@@ -26,14 +26,6 @@ import warnings
 import numpy as np
 import pandas as pd
 from sklearn.base import clone
-from sklearn.metrics import (
-    accuracy_score,
-    confusion_matrix,
-    mean_absolute_error,
-    precision_recall_fscore_support,
-    root_mean_squared_error,
-)
-from sklearn.model_selection import KFold, StratifiedKFold
 
 from treelearn.cli.algorithms import (
     ALGORITHMS,
@@ -120,6 +112,10 @@ def class_labels(y):
 
 def make_folds(X, y, task, k, seed):
     """The (train, test) index arrays of the folds, and notes."""
+    # Imported here: sklearn.model_selection (with sklearn.metrics) takes about 0.07 s to
+    # import, which every other command (``fit`` above all) would pay at start-up.
+    from sklearn.model_selection import KFold, StratifiedKFold
+
     n = len(y)
     if k > n:
         raise CliError(f"--cv {k} asks for more folds than the {n} rows; use --cv {n} or fewer.")
@@ -183,6 +179,14 @@ def _codes(values, index):
 
 
 def _score_fold(scores, task, truth, predicted, n_classes):
+    from sklearn.metrics import (  # (imported here: see make_folds)
+        accuracy_score,
+        confusion_matrix,
+        mean_absolute_error,
+        precision_recall_fscore_support,
+        root_mean_squared_error,
+    )
+
     if task != CLASSIFICATION:
         scores["rmse"].append(root_mean_squared_error(truth, predicted))
         scores["mae"].append(mean_absolute_error(truth, predicted))

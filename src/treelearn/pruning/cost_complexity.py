@@ -25,7 +25,6 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 from sklearn.base import clone
-from sklearn.model_selection import KFold, StratifiedKFold, check_cv
 from sklearn.utils import _safe_indexing
 
 from treelearn._dtypes import MISSING_BY_WEIGHT
@@ -208,6 +207,10 @@ def _fold_losses(base, X, y, sample_weight, train, test, candidates, classificat
 
 
 def _splitter(cv, classification, random_state):
+    # Imported here, not at the top: sklearn.model_selection (with sklearn.metrics) takes
+    # about 0.07 s to import, and every estimator (and the CLI's start) imports this module.
+    from sklearn.model_selection import KFold, StratifiedKFold, check_cv
+
     if isinstance(cv, int) and not isinstance(cv, bool):
         if cv < 2:
             raise ParameterError(f"cv must be an integer >= 2 (the number of folds), got {cv!r}.")
