@@ -13,7 +13,7 @@ from hypothesis.extra.numpy import arrays
 from treelearn import CARTClassifier, CARTRegressor
 from treelearn.data import dataset as dataset_module
 from treelearn.data.dataset import build_dataset
-from treelearn.data.encoding import numeric_threshold
+from treelearn.data.encoding import numeric_threshold, row_order, sort_numeric
 from treelearn.data.schema import read_table
 from treelearn.estimators.base import _numba_threads as numba_threads
 
@@ -472,3 +472,73 @@ def test_exact_codes_are_numpys_unique_on_awkward_values(float32):
         strided = np.repeat(column[:, None], 3, axis=1)[:, 1]
         back = read_code_values(strided, codes, distinct.shape[0])
         np.testing.assert_array_equal(back.view(np.uint64), values.view(np.uint64))
+
+
+_ORDER_VALUES = st.one_of(
+    st.sampled_from([0.0, -0.0, 1.5, -2.0, np.nan]),
+    st.floats(-1e3, 1e3, allow_nan=False, width=32),
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    values=arrays(np.float64, st.integers(1, 200), elements=_ORDER_VALUES),
+    dtype=st.sampled_from([np.float64, np.float32]),
+)
+def test_kept_row_orders_are_stable_sorts_of_the_exact_codes(values, dtype):
+    """An exact numeric column keeps its rows in code order from the sort that made
+    its codes: the known rows by value (equal values, -0.0 and 0.0 among them, in row
+    order), then the missing rows in row order, as a stable sort of the codes."""
+    if np.isnan(values).all():
+        values[0] = 1.0
+    frame = pd.DataFrame({"x": values.astype(dtype), "ints": np.arange(values.shape[0]) % 3})
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(dataset_module, "ROW_ORDER_MIN_CODES", 1)
+        dataset = build_dataset(frame)
+    assert sorted(dataset.row_orders) == [0, 1]
+    for j, order in dataset.row_orders.items():
+        np.testing.assert_array_equal(order, np.argsort(dataset.codes[:, j], kind="stable"))
+    orders = dataset.take_row_orders()
+    assert sorted(orders) == [0, 1] and dataset.take_row_orders() == {}
+
+
+def test_row_orders_are_kept_for_columns_of_many_codes_on_any_thread_count():
+    """Only columns of at least ROW_ORDER_MIN_CODES codes keep an order (nominal and
+    binned ones none), the same whether the columns were sorted on one thread or
+    two."""
+    rng = np.random.default_rng(4)
+    n = dataset_module.THREADED_MIN_ROWS + 10
+    frame = pd.DataFrame(
+        {
+            "many": rng.standard_normal(n),
+            "few": rng.integers(0, dataset_module.ROW_ORDER_MIN_CODES - 1, n).astype(float),
+            "just enough": rng.integers(0, dataset_module.ROW_ORDER_MIN_CODES, n),
+            "nominal": rng.choice(list("abc"), n),
+            "float32": rng.standard_normal(n).astype(np.float32),
+        }
+    )
+    frame.loc[::7, "many"] = np.nan
+    orders = []
+    for n_threads in (1, 2):
+        with numba_threads(n_threads):
+            dataset = build_dataset(frame)
+        assert sorted(dataset.row_orders) == [0, 2, 4]
+        assert dataset.n_codes[2] == dataset_module.ROW_ORDER_MIN_CODES
+        for j, order in dataset.row_orders.items():
+            np.testing.assert_array_equal(order, np.argsort(dataset.codes[:, j], kind="stable"))
+        orders.append(dataset.take_row_orders())
+    assert build_dataset(frame, max_bins=255).row_orders == {}
+    for j in orders[0]:
+        np.testing.assert_array_equal(orders[0][j], orders[1][j])
+
+
+def test_row_order_of_rows_not_in_the_sort_buffer_is_a_copy():
+    """:func:`row_order` of a sorted column whose rows are an array of their own (not
+    the start of the sort's buffer) copies them, then the missing rows."""
+    values = np.array([3.0, np.nan, 1.0, 3.0, np.nan, 2.0])
+    column = read_table(values[:, None]).columns[0]
+    sorted_column = sort_numeric(column)
+    own = sorted_column._replace(rows=sorted_column.rows.copy())
+    expected = [2, 5, 0, 3, 1, 4]
+    np.testing.assert_array_equal(row_order(sorted_column, 6), expected)
+    np.testing.assert_array_equal(row_order(own, 6), expected)

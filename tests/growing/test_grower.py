@@ -15,8 +15,10 @@ from _oracles import brute_force_best_split, naive_cost, naive_split_gain
 
 from treelearn._dtypes import NO_CHILD, NODE_SUBSET, NODE_THRESHOLD
 from treelearn.data.dataset import build_dataset
+from treelearn.estimators.base import _numba_threads as numba_threads
 from treelearn.growing import CART, Grower
 from treelearn.growing import grower as grower_module
+from treelearn.splitting import _partition_kernels as partition_kernels
 
 EPS = np.finfo(np.float64).eps
 
@@ -415,3 +417,46 @@ def test_unit_weights_gather_only_targets_and_grow_the_weighted_tree(n_classes):
     for name in ("feature", "threshold", "children", "n_samples"):
         np.testing.assert_array_equal(getattr(ones, name), getattr(twos, name), err_msg=name)
     np.testing.assert_array_equal(ones.weight * 2, twos.weight)
+
+
+@pytest.mark.parametrize("n_threads", [1, 2])
+def test_presorted_rows_are_the_encodings_sort_copied(n_threads, monkeypatch):
+    """Exact features of many codes take their rows in code order from the sort that
+    made their codes (no counting sort; the dataset keeps none after the Grower took
+    them): the same rows and codes a counting sort gives, and the same tree."""
+    rng = np.random.default_rng(6)
+    n = 3000
+    X = rng.normal(size=(n, 4))
+    X[:, 1] = np.round(X[:, 1] * 100)  # (ties)
+    X[rng.random(n) < 0.1, 2] = np.nan
+    X[:, 3] = rng.integers(0, 4, n)  # (few codes: not presorted)
+    y = (X[:, 0] + rng.normal(size=n) > 0).astype(np.int64)
+    spec = CART.replace(criterion="gini", max_depth=6)
+
+    def grower(dataset):
+        return Grower(dataset, y, None, 2, spec, np.random.default_rng(0), n_threads)
+
+    reference = grower(build_dataset(X))
+    reference.row_orders = []  # (none kept: the counting sort)
+    reference._sort_presorted_features()
+    with numba_threads(n_threads):
+        reference_tree = grower(build_dataset(X))
+        reference_tree.row_orders = []
+        reference_tree = reference_tree.grow()
+
+    def no_counting_sort(*args):
+        raise AssertionError("counting sort")
+
+    monkeypatch.setattr(partition_kernels, "counting_sort_columns", no_counting_sort)
+    dataset = build_dataset(X)
+    assert sorted(dataset.row_orders) == [0, 1, 2]
+    copied = grower(dataset)
+    assert dataset.row_orders == {}
+    np.testing.assert_array_equal(copied.sorted_features, [0, 1, 2])
+    copied._sort_presorted_features()
+    np.testing.assert_array_equal(copied.sorted_rows, reference.sorted_rows)
+    np.testing.assert_array_equal(copied.sorted_codes, reference.sorted_codes)
+    with numba_threads(n_threads):
+        tree = grower(build_dataset(X)).grow()
+    for name in ("feature", "threshold", "children", "n_samples", "value"):
+        np.testing.assert_array_equal(getattr(tree, name), getattr(reference_tree, name))

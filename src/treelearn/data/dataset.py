@@ -2,7 +2,7 @@
 
 import threading
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 
 import numba
@@ -23,6 +23,7 @@ from treelearn.data.encoding import (
     nominal_codes,
     numeric_threshold,
     read_code_values,
+    row_order,
     sort_numeric,
     write_exact_codes,
 )
@@ -47,6 +48,12 @@ SAMPLE_BLOCK_BYTES = 16 << 20
 #: sample): four float32 columns, two float64, less than the radix sort's own 24
 #: bytes a row.
 SORT_BLOCK_ROW_BYTES = 16
+#: Exact numeric columns of at least this many codes keep their rows in code order
+#: from the sort that made the codes (:attr:`Dataset.row_orders`): the growers keep
+#: such features' rows sorted in every node (``treelearn.growing.grower``: more codes
+#: than ``STORE_MAX_BINS - 1``) and would otherwise sort them again by code (a
+#: counting sort of 800,000 rows x 20 features: 0.25 s on one thread, 0.14 on two).
+ROW_ORDER_MIN_CODES = 256
 
 
 @dataclass(frozen=True)
@@ -77,6 +84,10 @@ class Dataset:
         Per feature, the bin edges (numeric, histogram mode: see
         :mod:`treelearn.data.binning`) or None.
     schema : FeatureSchema
+    row_orders : dict
+        Feature -> its rows in code order (:func:`~treelearn.data.encoding.row_order`),
+        for exact numeric features of at least :data:`ROW_ORDER_MIN_CODES` codes, as
+        the encoding sorted them; handed over once (:meth:`take_row_orders`).
     """
 
     codes: np.ndarray
@@ -86,6 +97,14 @@ class Dataset:
     exact_columns: tuple
     schema: FeatureSchema
     bin_edges: tuple = ()
+    row_orders: dict = field(default_factory=dict, repr=False, compare=False)
+
+    def take_row_orders(self):
+        """:attr:`row_orders`, handed over: the dataset keeps none afterwards (4 bytes a
+        row and feature, the taker's to let go of), so a later call gets an empty dict."""
+        orders = dict(self.row_orders)
+        self.row_orders.clear()
+        return orders
 
     @property
     def n_samples(self):
@@ -206,6 +225,7 @@ def encode_table(table, max_bins=None):
     exact_columns = [None] * n_features
     bin_edges = [None] * n_features
     n_codes = np.zeros(n_features, dtype=np.int64)
+    row_orders = {}
     numeric = [j for j in range(n_features) if schema.kinds[j] != NOMINAL]
     for j in range(n_features):
         if schema.kinds[j] == NOMINAL:
@@ -240,6 +260,7 @@ def encode_table(table, max_bins=None):
             else:
                 distinct_values[j] = values
         matrix = code_matrix.matrix
+        row_orders = code_matrix.row_orders
     return Dataset(
         codes=matrix,
         n_codes=n_codes,
@@ -248,6 +269,7 @@ def encode_table(table, max_bins=None):
         exact_columns=tuple(exact_columns),
         schema=schema,
         bin_edges=tuple(bin_edges),
+        row_orders=row_orders,
     )
 
 
@@ -339,6 +361,8 @@ class _CodeMatrix:
         self.matrix = matrix
         self._changed = threading.Condition()
         self._n_writing = 0
+        #: Column -> its rows in code order, for columns of ROW_ORDER_MIN_CODES codes or more.
+        self.row_orders = {}
 
     def _too_narrow(self, n_distinct):
         return n_distinct > np.iinfo(self.matrix.dtype).max
@@ -356,11 +380,14 @@ class _CodeMatrix:
             self._n_writing += 1
             matrix = self.matrix
         try:
-            return write_exact_codes(sorted_column, matrix[:, j])
+            values = write_exact_codes(sorted_column, matrix[:, j])
         finally:
             with self._changed:
                 self._n_writing -= 1
                 self._changed.notify_all()
+        if n_distinct >= ROW_ORDER_MIN_CODES:
+            self.row_orders[j] = row_order(sorted_column, matrix.shape[0])
+        return values
 
 
 def _exact_coded_columns(table, numeric, n_threads, code_matrix):

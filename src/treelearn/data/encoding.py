@@ -56,6 +56,24 @@ def sort_numeric(column):
     return SortedColumn(keys, rows, column.missing, int(_kernels.count_key_runs(keys)))
 
 
+def row_order(sorted_column, n_rows):
+    """Every row of a column sorted by :func:`sort_numeric`, in the order of the exact
+    codes :func:`write_exact_codes` gives them: the known rows by value, equal values
+    in row order (the radix sort is stable, -0.0 and 0.0 one key), then the missing
+    rows in row order; the rows a stable counting sort of the codes puts in order."""
+    rows = sorted_column.rows
+    n_known = rows.shape[0]
+    base = rows.base
+    if base is not None and base.shape == (n_rows,) and base.ctypes.data == rows.ctypes.data:
+        order = base  # (radix_sort's buffer: the known rows in place already, no copy)
+    else:
+        order = np.empty(n_rows, dtype=rows.dtype)
+        order[:n_known] = rows
+    if n_known < n_rows:
+        order[n_known:] = np.flatnonzero(sorted_column.missing)
+    return order
+
+
 def write_exact_codes(sorted_column, out):
     """Exact codes of a column sorted by :func:`sort_numeric` into ``out``; returns its
     sorted distinct known values (``np.unique`` of them, -0.0 read as 0.0).

@@ -474,6 +474,11 @@ class Grower:
             self.stored_features = self.stored_features[:0]
             self.sorted_features = self.sorted_features[:0]
             self.sorted_slot[:] = -1
+        # The encoding's rows in code order of the presorted features (all or none),
+        # taken from the dataset, which keeps none afterwards; the others let go of.
+        kept_orders = dataset.take_row_orders()
+        self.row_orders = [kept_orders.get(int(f)) for f in self.sorted_features]
+        del kept_orders
         # Whole weights (no sample weights, bootstrap counts) let the Gini scans
         # keep exact running sums of squares (the same gains, far fewer steps);
         # fractional weights change per node, so never there.
@@ -516,14 +521,12 @@ class Grower:
         """Grow the tree; returns a validated :class:`~treelearn.tree.Tree`. Once per
         Grower: the numba loop lets go of its row buffers when done."""
         if self._c45_loop_applies():
+            self.row_orders = []
             return self._grow_c45()
         n = self.dataset.n_samples
         # (int32 where the row indices fit: the same trees, the kernels no slower.)
         self.rows = np.arange(n, dtype=row_index_dtype(n))
-        partition_kernels.counting_sort_columns(
-            self.codes, self.sorted_features, self.n_codes[self.sorted_features] + 1,
-            self.sorted_rows, self.sorted_codes,
-        )  # fmt: skip
+        self._sort_presorted_features()
         if self._fast_loop_applies():
             self.total_weight = float(self.weight.sum() if self.weight.shape[0] else n)
             return self._grow_fast()
@@ -725,6 +728,30 @@ class Grower:
         results = map_on_threads(grow, batches, self.n_threads)
         work_spaces.clear()
         return _stitched_table(self.n_threads, tables, frontier, batches, results)
+
+    def _sort_presorted_features(self):
+        """Each presorted feature's rows in code order and their codes
+        (``sorted_rows``, ``sorted_codes``): copied from the encoding's sort where it
+        kept them (:attr:`~treelearn.data.dataset.Dataset.row_orders`), on the fit's
+        threads, each let go of once copied; else a counting sort of the codes. The
+        same rows either way (both stable). 800,000 rows x 20 features: 0.25 s of
+        counting sort on one thread, 0.14 on two."""
+        orders, self.row_orders = self.row_orders, []
+        if not orders or any(order is None for order in orders):
+            partition_kernels.counting_sort_columns(
+                self.codes, self.sorted_features, self.n_codes[self.sorted_features] + 1,
+                self.sorted_rows, self.sorted_codes,
+            )  # fmt: skip
+            return
+
+        def copy(s):
+            partition_kernels.sorted_column_from_order(
+                self.codes[:, self.sorted_features[s]], orders[s], self.sorted_rows[s],
+                self.sorted_codes[s],
+            )  # fmt: skip
+            orders[s] = None
+
+        map_on_threads(copy, range(len(orders)), self.n_threads)
 
     def _subtrees_per_thread(self):
         """``k`` of the deferral size ``n / (k * n_threads)``: :data:`SUBTREES_PER_THREAD`,
