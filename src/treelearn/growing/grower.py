@@ -750,6 +750,10 @@ class Grower:
                 self.sorted_codes[s],
             )  # fmt: skip
             orders[s] = None
+            # (Handed back at once: freed in the heap, its pages would stay resident
+            # under the sorted rows and codes being written, 4 bytes a row and feature
+            # on top of the fit's peak.)
+            _return_freed_memory()
 
         map_on_threads(copy, range(len(orders)), self.n_threads)
 
