@@ -540,5 +540,9 @@ def test_row_order_of_rows_not_in_the_sort_buffer_is_a_copy():
     sorted_column = sort_numeric(column)
     own = sorted_column._replace(rows=sorted_column.rows.copy())
     expected = [2, 5, 0, 3, 1, 4]
-    np.testing.assert_array_equal(row_order(sorted_column, 6), expected)
-    np.testing.assert_array_equal(row_order(own, 6), expected)
+    in_place = row_order(sorted_column, 6)
+    np.testing.assert_array_equal(in_place, expected)
+    assert np.shares_memory(in_place, sorted_column.rows)  # (the sort's buffer, no copy)
+    copied = row_order(own, 6)
+    np.testing.assert_array_equal(copied, expected)
+    assert not np.shares_memory(copied, own.rows)

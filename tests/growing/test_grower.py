@@ -14,6 +14,7 @@ import pytest
 from _oracles import brute_force_best_split, naive_cost, naive_split_gain
 
 from treelearn._dtypes import NO_CHILD, NODE_SUBSET, NODE_THRESHOLD
+from treelearn.data import dataset as dataset_module
 from treelearn.data.dataset import build_dataset
 from treelearn.estimators.base import _numba_threads as numba_threads
 from treelearn.growing import CART, Grower
@@ -424,6 +425,9 @@ def test_presorted_rows_are_the_encodings_sort_copied(n_threads, monkeypatch):
     """Exact features of many codes take their rows in code order from the sort that
     made their codes (no counting sort; the dataset keeps none after the Grower took
     them): the same rows and codes a counting sort gives, and the same tree."""
+    # The encoding keeps orders for exactly the features the Grower presorts (more
+    # codes than STORE_MAX_BINS - 1): one number, spelled in two layers.
+    assert dataset_module.ROW_ORDER_MIN_CODES == grower_module.STORE_MAX_BINS
     rng = np.random.default_rng(6)
     n = 3000
     X = rng.normal(size=(n, 4))

@@ -737,6 +737,7 @@ class Grower:
         same rows either way (both stable). 800,000 rows x 20 features: the copies
         0.09 s on one thread and 0.05 on two, against 0.25 and 0.14 of counting sort."""
         orders, self.row_orders = self.row_orders, []
+        # (None kept: no list, as after the first call, or a feature without one.)
         if not orders or any(order is None for order in orders):
             partition_kernels.counting_sort_columns(
                 self.codes, self.sorted_features, self.n_codes[self.sorted_features] + 1,
