@@ -586,11 +586,12 @@ def test_encoding_builds_no_wide_code_matrix():
             # What stays: the matrix, in one byte a cell with 255 bins, and the bin
             # edges; exact codes keep no distinct values (8 bytes each, 9.6 MB here):
             # they are read back from the columns when wanted. Exact columns of many
-            # codes keep their rows in code order (4 bytes a row), for the grower.
+            # codes keep their rows in code order and their codes (4 bytes a row
+            # each), for the grower.
             assert dataset.codes.dtype == (np.uint8 if max_bins else np.uint32)
             edges = sum(e.nbytes for e in dataset.bin_edges if e is not None)
-            orders = sum(order.nbytes for order in dataset.row_orders.values())
-            assert orders == (0 if max_bins else 4 * n * p)
+            orders = sum(kept.rows.nbytes + kept.codes.nbytes for kept in dataset.presorted)
+            assert orders == (0 if max_bins else 8 * n * p)
             assert kept < dataset.codes.nbytes + edges + orders + 100_000
             # On the way: one column's temporaries at a time (bins: its sorted copy,
             # distinct values and counts; exact codes: the radix sort's keys and row

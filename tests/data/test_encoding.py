@@ -11,9 +11,10 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from treelearn import CARTClassifier, CARTRegressor
+from treelearn._dtypes import row_index_dtype
 from treelearn.data import dataset as dataset_module
 from treelearn.data.dataset import build_dataset
-from treelearn.data.encoding import numeric_threshold, row_order, sort_numeric
+from treelearn.data.encoding import numeric_threshold, sort_numeric, write_exact_codes
 from treelearn.data.schema import read_table
 from treelearn.estimators.base import _numba_threads as numba_threads
 
@@ -480,69 +481,99 @@ _ORDER_VALUES = st.one_of(
 )
 
 
+def _assert_in_code_order(dataset, features):
+    """``dataset.presorted``: ``features``' rows as a stable sort of their codes, and
+    those rows' codes."""
+    (presorted,) = dataset.presorted
+    np.testing.assert_array_equal(presorted.features, features)
+    assert presorted.rows.shape == presorted.codes.shape == (len(features), dataset.n_samples)
+    assert presorted.rows.dtype == presorted.codes.dtype == row_index_dtype(dataset.n_samples)
+    for s, j in enumerate(features):
+        codes = dataset.codes[:, j]
+        np.testing.assert_array_equal(presorted.rows[s], np.argsort(codes, kind="stable"))
+        np.testing.assert_array_equal(presorted.codes[s], codes[presorted.rows[s]])
+
+
 @settings(max_examples=60, deadline=None)
 @given(
     values=arrays(np.float64, st.integers(1, 200), elements=_ORDER_VALUES),
     dtype=st.sampled_from([np.float64, np.float32]),
 )
-def test_kept_row_orders_are_stable_sorts_of_the_exact_codes(values, dtype):
-    """An exact numeric column keeps its rows in code order from the sort that made
-    its codes: the known rows by value (equal values, -0.0 and 0.0 among them, in row
-    order), then the missing rows in row order, as a stable sort of the codes."""
+def test_presorted_rows_are_stable_sorts_of_the_exact_codes(values, dtype):
+    """An exact numeric column keeps its rows in code order, and their codes, from
+    the sort that made its codes: the known rows by value (equal values, -0.0 and 0.0
+    among them, in row order), then the missing rows in row order, as a stable sort
+    of the codes; handed over once."""
     if np.isnan(values).all():
         values[0] = 1.0
     frame = pd.DataFrame({"x": values.astype(dtype), "ints": np.arange(values.shape[0]) % 3})
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(dataset_module, "ROW_ORDER_MIN_CODES", 1)
         dataset = build_dataset(frame)
-    assert sorted(dataset.row_orders) == [0, 1]
-    for j, order in dataset.row_orders.items():
-        np.testing.assert_array_equal(order, np.argsort(dataset.codes[:, j], kind="stable"))
-    orders = dataset.take_row_orders()
-    assert sorted(orders) == [0, 1] and dataset.take_row_orders() == {}
+    _assert_in_code_order(dataset, [0, 1])
+    presorted = dataset.take_presorted()
+    np.testing.assert_array_equal(presorted.features, [0, 1])
+    assert dataset.take_presorted() is None and dataset.presorted == []
 
 
-def test_row_orders_are_kept_for_columns_of_many_codes_on_any_thread_count():
-    """Only columns of at least ROW_ORDER_MIN_CODES codes keep an order (nominal and
-    binned ones none), the same whether the columns were sorted on one thread or
-    two."""
+def test_presorted_rows_are_kept_for_columns_of_many_codes_on_any_thread_count():
+    """Only columns of at least ROW_ORDER_MIN_CODES codes keep their rows in code order
+    (nominal and binned ones none), moved up to the first rows of the matrices, the
+    same whether the columns were sorted on one thread or two."""
     rng = np.random.default_rng(4)
     n = dataset_module.THREADED_MIN_ROWS + 10
     frame = pd.DataFrame(
         {
-            "many": rng.standard_normal(n),
             "few": rng.integers(0, dataset_module.ROW_ORDER_MIN_CODES - 1, n).astype(float),
+            "many": rng.standard_normal(n),
             "just enough": rng.integers(0, dataset_module.ROW_ORDER_MIN_CODES, n),
             "nominal": rng.choice(list("abc"), n),
             "float32": rng.standard_normal(n).astype(np.float32),
         }
     )
     frame.loc[::7, "many"] = np.nan
-    orders = []
+    kept = []
     for n_threads in (1, 2):
         with numba_threads(n_threads):
             dataset = build_dataset(frame)
-        assert sorted(dataset.row_orders) == [0, 2, 4]
         assert dataset.n_codes[2] == dataset_module.ROW_ORDER_MIN_CODES
-        for j, order in dataset.row_orders.items():
-            np.testing.assert_array_equal(order, np.argsort(dataset.codes[:, j], kind="stable"))
-        orders.append(dataset.take_row_orders())
-    assert build_dataset(frame, max_bins=255).row_orders == {}
-    for j in orders[0]:
-        np.testing.assert_array_equal(orders[0][j], orders[1][j])
+        _assert_in_code_order(dataset, [1, 2, 4])
+        kept.append(dataset.take_presorted())
+    assert build_dataset(frame, max_bins=255).presorted == []
+    assert build_dataset(frame[["few", "nominal"]]).presorted == []
+    np.testing.assert_array_equal(kept[0].rows, kept[1].rows)
+    np.testing.assert_array_equal(kept[0].codes, kept[1].codes)
 
 
-def test_row_order_of_rows_not_in_the_sort_buffer_is_a_copy():
-    """:func:`row_order` of a sorted column whose rows are an array of their own (not
-    the start of the sort's buffer) copies them, then the missing rows."""
-    values = np.array([3.0, np.nan, 1.0, 3.0, np.nan, 2.0])
-    column = read_table(values[:, None]).columns[0]
-    sorted_column = sort_numeric(column)
-    own = sorted_column._replace(rows=sorted_column.rows.copy())
-    expected = [2, 5, 0, 3, 1, 4]
-    in_place = row_order(sorted_column, 6)
-    np.testing.assert_array_equal(in_place, expected)
-    assert np.shares_memory(in_place, sorted_column.rows)  # (the sort's buffer, no copy)
-    copied = row_order(own, 6)
-    np.testing.assert_array_equal(copied, expected)
-    assert not np.shares_memory(copied, own.rows)
+def test_no_presorted_rows_where_their_room_cannot_be_reserved(monkeypatch):
+    """Where the matrices for the rows in code order cannot even be reserved, the
+    codes are the same and no column keeps its order (the growers sort them)."""
+    frame = pd.DataFrame({"x": np.arange(300.0)[::-1], "y": np.arange(300) % 7})
+    expected = build_dataset(frame)
+    reserve = dataset_module._reserved_presorted
+    # (2**40 times as many columns: far beyond any address space.)
+    monkeypatch.setattr(
+        dataset_module, "_reserved_presorted", lambda n, rows: reserve(n << 40, rows)
+    )
+    with pytest.raises(MemoryError):
+        np.empty((1 << 41, 300), dtype=np.int32)
+    dataset = build_dataset(frame)
+    assert dataset.presorted == [] and expected.presorted != []
+    np.testing.assert_array_equal(dataset.codes, expected.codes)
+
+
+def test_write_exact_codes_writes_the_rows_in_code_order_beside_the_codes():
+    """``write_exact_codes`` with ``in_code_order``: the same codes, and every row in
+    code order with its code (the missing rows last, in row order)."""
+    values = np.array([3.0, np.nan, 1.0, 3.0, np.nan, 2.0, -0.0, 0.0])
+    sorted_column = sort_numeric(read_table(values[:, None]).columns[0])
+    codes = np.empty(8, dtype=np.uint8)
+    rows, row_codes = np.full(8, -1, dtype=np.int32), np.full(8, -1, dtype=np.int32)
+    distinct = write_exact_codes(sorted_column, codes, (rows, row_codes))
+    np.testing.assert_array_equal(distinct, [0.0, 1.0, 2.0, 3.0])
+    np.testing.assert_array_equal(codes, [3, 4, 1, 3, 4, 2, 0, 0])
+    np.testing.assert_array_equal(rows, [6, 7, 2, 5, 0, 3, 1, 4])
+    np.testing.assert_array_equal(row_codes, [0, 0, 1, 2, 3, 3, 4, 4])
+    alone = np.empty(8, dtype=np.uint8)
+    write_exact_codes(sorted_column, alone)
+    np.testing.assert_array_equal(alone, codes)

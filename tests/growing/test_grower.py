@@ -421,10 +421,11 @@ def test_unit_weights_gather_only_targets_and_grow_the_weighted_tree(n_classes):
 
 
 @pytest.mark.parametrize("n_threads", [1, 2])
-def test_presorted_rows_are_the_encodings_sort_copied(n_threads, monkeypatch):
-    """Exact features of many codes take their rows in code order from the sort that
-    made their codes (no counting sort; the dataset keeps none after the Grower took
-    them): the same rows and codes a counting sort gives, and the same tree."""
+def test_presorted_rows_are_the_encodings_sort(n_threads, monkeypatch):
+    """Exact features of many codes take their rows in code order and their codes
+    from the sort that made their codes (no counting sort, no copy; the dataset keeps
+    none after the Grower took them): the rows and codes a counting sort gives, and
+    the same tree."""
     # The encoding keeps orders for exactly the features the Grower presorts (more
     # codes than STORE_MAX_BINS - 1): one number, spelled in two layers.
     assert dataset_module.ROW_ORDER_MIN_CODES == grower_module.STORE_MAX_BINS
@@ -440,27 +441,46 @@ def test_presorted_rows_are_the_encodings_sort_copied(n_threads, monkeypatch):
     def grower(dataset):
         return Grower(dataset, y, None, 2, spec, np.random.default_rng(0), n_threads)
 
-    reference = grower(build_dataset(X))
-    reference.row_orders = []  # (none kept: the counting sort)
+    def counting_sorted(dataset):
+        dataset.take_presorted()  # (none kept: the counting sort)
+        made = grower(dataset)
+        assert not made.presorted_by_encoding
+        return made
+
+    reference = counting_sorted(build_dataset(X))
     reference._sort_presorted_features()
     with numba_threads(n_threads):
-        reference_tree = grower(build_dataset(X))
-        reference_tree.row_orders = []
-        reference_tree = reference_tree.grow()
+        reference_tree = counting_sorted(build_dataset(X)).grow()
 
     def no_counting_sort(*args):
         raise AssertionError("counting sort")
 
     monkeypatch.setattr(partition_kernels, "counting_sort_columns", no_counting_sort)
     dataset = build_dataset(X)
-    assert sorted(dataset.row_orders) == [0, 1, 2]
-    copied = grower(dataset)
-    assert dataset.row_orders == {}
-    np.testing.assert_array_equal(copied.sorted_features, [0, 1, 2])
-    copied._sort_presorted_features()
-    np.testing.assert_array_equal(copied.sorted_rows, reference.sorted_rows)
-    np.testing.assert_array_equal(copied.sorted_codes, reference.sorted_codes)
+    (presorted,) = dataset.presorted
+    taken = grower(dataset)
+    assert dataset.presorted == [] and taken.presorted_by_encoding
+    np.testing.assert_array_equal(taken.sorted_features, [0, 1, 2])
+    assert taken.sorted_rows is presorted.rows and taken.sorted_codes is presorted.codes
+    taken._sort_presorted_features()
+    np.testing.assert_array_equal(taken.sorted_rows, reference.sorted_rows)
+    np.testing.assert_array_equal(taken.sorted_codes, reference.sorted_codes)
     with numba_threads(n_threads):
         tree = grower(build_dataset(X)).grow()
     for name in ("feature", "threshold", "children", "n_samples", "value"):
         np.testing.assert_array_equal(getattr(tree, name), getattr(reference_tree, name))
+
+
+def test_presorted_rows_of_other_features_are_not_taken():
+    """A Grower that presorts other features than the encoding kept in code order (here
+    none: absolute error sorts its nodes in its own kernel) lets them go and sorts
+    its own; the dataset keeps none either way."""
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(600, 3))
+    y = X[:, 0] + rng.normal(size=600)
+    dataset = build_dataset(X)
+    assert dataset.presorted != []
+    spec = CART.replace(criterion="absolute_error", max_depth=3)
+    grower = Grower(dataset, y, None, 0, spec, np.random.default_rng(0), 1)
+    assert not grower.presorted_by_encoding and grower.sorted_rows.shape == (0, 600)
+    assert dataset.presorted == []

@@ -642,18 +642,28 @@ def count_key_runs(sorted_keys):
 
 
 @njit(cache=True, nogil=True)
-def write_key_ranks(sorted_keys, sorted_index, distinct_bits, out):
+def write_key_ranks(sorted_keys, sorted_index, distinct_bits, out, rows_in_order, codes_in_order):
     """Exact codes: ``out[sorted_index[i]]`` is the rank of ``sorted_keys[i]`` among the
     distinct keys; ``distinct_bits`` receives each distinct key turned back into the
-    bits of its float64 value (missing rows are the caller's)."""
+    bits of its float64 value (missing rows are the caller's).
+
+    Unless ``rows_in_order`` is empty, the known rows in code order are written
+    beside: ``rows_in_order[i]`` is ``sorted_index[i]`` and ``codes_in_order[i]`` its
+    rank, in sequence (the same codes gathered from ``out`` afterwards would be read
+    at random: 3.8 ms a column of 800,000 rows)."""
     sign = np.uint64(1) << np.uint64(63)
+    in_order = rows_in_order.shape[0] > 0
     rank = -1
     for i in range(sorted_keys.shape[0]):
         key = sorted_keys[i]
         if i == 0 or key != sorted_keys[i - 1]:
             rank += 1
             distinct_bits[rank] = key ^ sign if key & sign else ~key
-        out[sorted_index[i]] = rank
+        row = sorted_index[i]
+        out[row] = rank
+        if in_order:
+            rows_in_order[i] = row
+            codes_in_order[i] = rank
 
 
 @njit(cache=True, nogil=True)

@@ -4,11 +4,12 @@ import threading
 from collections import deque
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import NamedTuple
 
 import numba
 import numpy as np
 
-from treelearn._dtypes import code_dtype_for
+from treelearn._dtypes import code_dtype_for, row_index_dtype
 from treelearn._threads import thread_pool
 from treelearn.data import binning
 from treelearn.data._kernels import copy_matrix_columns, copy_matrix_columns_parallel
@@ -23,7 +24,6 @@ from treelearn.data.encoding import (
     nominal_codes,
     numeric_threshold,
     read_code_values,
-    row_order,
     sort_numeric,
     write_exact_codes,
 )
@@ -48,12 +48,27 @@ SAMPLE_BLOCK_BYTES = 16 << 20
 #: sample): four float32 columns, two float64, less than the radix sort's own 24
 #: bytes a row.
 SORT_BLOCK_ROW_BYTES = 16
-#: Exact numeric columns of at least this many codes keep their rows in code order
-#: from the sort that made the codes (:attr:`Dataset.row_orders`): the growers keep
-#: such features' rows sorted in every node (``treelearn.growing.grower``: more codes
-#: than ``STORE_MAX_BINS - 1``) and would otherwise sort them again by code (a
-#: counting sort of 800,000 rows x 20 features: 0.25 s on one thread, 0.14 on two).
+#: Exact numeric columns of at least this many codes keep their rows in code order,
+#: and those rows' codes, from the sort that made the codes (:attr:`Dataset.presorted`):
+#: the growers keep such features' rows sorted in every node
+#: (``treelearn.growing.grower``: more codes than ``STORE_MAX_BINS - 1``) and would
+#: otherwise sort them again by code (a counting sort of 800,000 rows x 20 features:
+#: 0.25 s on one thread, 0.14 on two).
 ROW_ORDER_MIN_CODES = 256
+
+
+class PresortedColumns(NamedTuple):
+    """Exact numeric features' rows in code order and their codes, as the encoding
+    sorted them (:attr:`Dataset.presorted`)."""
+
+    #: The features, ascending.
+    features: np.ndarray
+    #: ``rows[s]``: every row in the code order of feature ``features[s]`` (the known
+    #: rows by value, equal values in row order, then the missing rows in row order: a
+    #: stable sort of the codes); :func:`~treelearn._dtypes.row_index_dtype`.
+    rows: np.ndarray
+    #: ``codes[s, i]``: the code of row ``rows[s, i]``, in the same dtype.
+    codes: np.ndarray
 
 
 @dataclass(frozen=True)
@@ -84,10 +99,10 @@ class Dataset:
         Per feature, the bin edges (numeric, histogram mode: see
         :mod:`treelearn.data.binning`) or None.
     schema : FeatureSchema
-    row_orders : dict
-        Feature -> its rows in code order (:func:`~treelearn.data.encoding.row_order`),
-        for exact numeric features of at least :data:`ROW_ORDER_MIN_CODES` codes, as
-        the encoding sorted them; handed over once (:meth:`take_row_orders`).
+    presorted : list
+        ``[PresortedColumns]`` of the exact numeric features of at least
+        :data:`ROW_ORDER_MIN_CODES` codes, or ``[]`` where there are none or they were
+        taken: handed over once (:meth:`take_presorted`).
     """
 
     codes: np.ndarray
@@ -97,14 +112,13 @@ class Dataset:
     exact_columns: tuple
     schema: FeatureSchema
     bin_edges: tuple = ()
-    row_orders: dict = field(default_factory=dict, repr=False, compare=False)
+    presorted: list = field(default_factory=list, repr=False, compare=False)
 
-    def take_row_orders(self):
-        """:attr:`row_orders`, handed over: the dataset keeps none afterwards (4 bytes a
-        row and feature, the taker's to let go of), so a later call gets an empty dict."""
-        orders = dict(self.row_orders)
-        self.row_orders.clear()
-        return orders
+    def take_presorted(self):
+        """The :class:`PresortedColumns` (or None), handed over: the dataset keeps none
+        afterwards (8 bytes a row and feature, the taker's to use and let go of), so a
+        later call gets None."""
+        return self.presorted.pop() if self.presorted else None
 
     @property
     def n_samples(self):
@@ -225,7 +239,7 @@ def encode_table(table, max_bins=None):
     exact_columns = [None] * n_features
     bin_edges = [None] * n_features
     n_codes = np.zeros(n_features, dtype=np.int64)
-    row_orders = {}
+    presorted = []
     numeric = [j for j in range(n_features) if schema.kinds[j] != NOMINAL]
     for j in range(n_features):
         if schema.kinds[j] == NOMINAL:
@@ -251,7 +265,7 @@ def encode_table(table, max_bins=None):
         elif bin_edges[j] is not None and j not in coded:
             write_bin_codes(column.values, bin_edges[j], matrix[:, j])
     if max_bins is None:
-        code_matrix = _CodeMatrix(matrix)
+        code_matrix = _CodeMatrix(matrix, numeric)
         coded_columns = _exact_coded_columns(table, numeric, n_threads, code_matrix)
         for j, values in zip(numeric, coded_columns, strict=True):
             n_codes[j] = values.shape[0]
@@ -260,7 +274,7 @@ def encode_table(table, max_bins=None):
             else:
                 distinct_values[j] = values
         matrix = code_matrix.matrix
-        row_orders = code_matrix.row_orders
+        presorted = code_matrix.take_presorted()
     return Dataset(
         codes=matrix,
         n_codes=n_codes,
@@ -269,7 +283,7 @@ def encode_table(table, max_bins=None):
         exact_columns=tuple(exact_columns),
         schema=schema,
         bin_edges=tuple(bin_edges),
-        row_orders=row_orders,
+        presorted=presorted,
     )
 
 
@@ -355,21 +369,27 @@ class _CodeMatrix:
     """The code matrix that exact numeric columns are written into, from several
     threads at once: a column with more codes than the matrix's dtype holds widens
     (copies) it first, once no other column is being written, and no column is
-    written while it is copied."""
+    written while it is copied.
 
-    def __init__(self, matrix):
+    Each of the ``numeric`` columns with at least :data:`ROW_ORDER_MIN_CODES` codes
+    also writes its rows in code order and their codes into its own row of two
+    matrices (:class:`PresortedColumns`), made once but paged in only where written."""
+
+    def __init__(self, matrix, numeric):
         self.matrix = matrix
         self._changed = threading.Condition()
         self._n_writing = 0
-        #: Column -> its rows in code order, for columns of ROW_ORDER_MIN_CODES codes or more.
-        self.row_orders = {}
+        self._slot = {j: s for s, j in enumerate(numeric)}
+        self._sorted_rows, self._sorted_codes = _reserved_presorted(len(numeric), matrix.shape[0])
+        self._presorted = set()
 
     def _too_narrow(self, n_distinct):
         return n_distinct > np.iinfo(self.matrix.dtype).max
 
     def write_exact(self, j, sorted_column):
         """:func:`~treelearn.data.encoding.write_exact_codes` of ``sorted_column``
-        into column ``j``; returns the column's sorted distinct values."""
+        into column ``j`` (and, for a column of many codes, its rows in code order);
+        returns the column's sorted distinct values."""
         n_distinct = sorted_column.n_distinct
         with self._changed:
             if self._too_narrow(n_distinct):
@@ -379,15 +399,48 @@ class _CodeMatrix:
                     self.matrix = self.matrix.astype(wider, order="F")
             self._n_writing += 1
             matrix = self.matrix
+        in_code_order = None
+        if n_distinct >= ROW_ORDER_MIN_CODES and self._sorted_rows is not None:
+            slot = self._slot[j]
+            in_code_order = (self._sorted_rows[slot], self._sorted_codes[slot])
         try:
-            values = write_exact_codes(sorted_column, matrix[:, j])
+            values = write_exact_codes(sorted_column, matrix[:, j], in_code_order)
         finally:
             with self._changed:
                 self._n_writing -= 1
+                if in_code_order is not None:
+                    self._presorted.add(j)
                 self._changed.notify_all()
-        if n_distinct >= ROW_ORDER_MIN_CODES:
-            self.row_orders[j] = row_order(sorted_column, matrix.shape[0])
         return values
+
+    def take_presorted(self):
+        """Once every column is written: ``[PresortedColumns]`` of the columns that
+        wrote their rows in code order, their rows moved up to the first slots in
+        column order (no move where every column did), or ``[]`` where none did."""
+        features = np.array(sorted(self._presorted), dtype=np.int64)
+        rows, codes = self._sorted_rows, self._sorted_codes
+        self._sorted_rows = self._sorted_codes = None
+        if not features.size:
+            return []  # (the reserved matrices never paged in, let go of)
+        for s, j in enumerate(features):
+            if self._slot[j] != s:
+                rows[s] = rows[self._slot[j]]
+                codes[s] = codes[self._slot[j]]
+        return [PresortedColumns(features, rows[: features.size], codes[: features.size])]
+
+
+def _reserved_presorted(n_columns, n_rows):
+    """``(rows, codes)``: two matrices of ``n_columns`` rows of ``n_rows`` row indices,
+    for the exact columns' rows in code order (:class:`_CodeMatrix`). Only the rows of
+    the columns that turn out to have many codes are ever written, and only those
+    are paged in; where even the reservation fails (an address space or overcommit
+    limit), ``(None, None)``: no column keeps its order and the growers sort them."""
+    dtype = row_index_dtype(n_rows)
+    try:
+        rows = np.empty((n_columns, n_rows), dtype=dtype)
+        return rows, np.empty_like(rows)
+    except MemoryError:
+        return None, None
 
 
 def _exact_coded_columns(table, numeric, n_threads, code_matrix):

@@ -6,9 +6,11 @@ Exact numeric codes
     codes ``k`` and ``k+1`` maps back to a threshold between the two
     neighbouring values (:func:`numeric_threshold`). The column is sorted once
     by a radix sort of its bits (:mod:`treelearn.data._kernels`), and the ranks
-    are written straight into the code matrix's column. The sorted distinct
-    values need not be kept beside the codes: :func:`read_code_values` reads them
-    back from the column and its codes in one pass.
+    are written straight into the code matrix's column (and, where asked, the
+    rows in code order and their codes beside, in sequence: the growers' presorted
+    rows). The sorted distinct values need not be kept beside the codes:
+    :func:`read_code_values` reads them back from the column and its codes in one
+    pass.
 
 Nominal codes
     A category's code is its index in the column's ordered category list. A
@@ -27,7 +29,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from treelearn._dtypes import FLOAT_DTYPE, code_dtype_for
+from treelearn._dtypes import FLOAT_DTYPE, code_dtype_for, row_index_dtype
 from treelearn.data import _kernels
 from treelearn.data.schema import NOMINAL
 
@@ -56,36 +58,30 @@ def sort_numeric(column):
     return SortedColumn(keys, rows, column.missing, int(_kernels.count_key_runs(keys)))
 
 
-def row_order(sorted_column, n_rows):
-    """Every row of a column sorted by :func:`sort_numeric`, in the order of the exact
-    codes :func:`write_exact_codes` gives them: the known rows by value, equal values
-    in row order (the radix sort is stable, -0.0 and 0.0 one key), then the missing
-    rows in row order; the rows a stable counting sort of the codes puts in order."""
-    rows = sorted_column.rows
-    n_known = rows.shape[0]
-    base = rows.base
-    if base is not None and base.shape == (n_rows,) and base.ctypes.data == rows.ctypes.data:
-        order = base  # (radix_sort's buffer: the known rows in place already, no copy)
-    else:
-        order = np.empty(n_rows, dtype=rows.dtype)
-        order[:n_known] = rows
-    if n_known < n_rows:
-        order[n_known:] = np.flatnonzero(sorted_column.missing)
-    return order
-
-
-def write_exact_codes(sorted_column, out):
+def write_exact_codes(sorted_column, out, in_code_order=None):
     """Exact codes of a column sorted by :func:`sort_numeric` into ``out``; returns its
     sorted distinct known values (``np.unique`` of them, -0.0 read as 0.0).
 
     ``out`` is any unsigned integer array that holds ``n_distinct`` (the missing code).
+    ``in_code_order``, if given, is two arrays of a row each, ``(rows, codes)``, that
+    receive every row in code order and its code: the known rows by value (equal
+    values in row order: the radix sort is stable, -0.0 and 0.0 one key), then the
+    missing rows in row order, as a stable sort of the codes would order them.
     """
     keys, rows, missing, n_distinct = sorted_column
     if n_distinct > np.iinfo(out.dtype).max:
         raise ValueError(f"codes up to {n_distinct} do not fit in {out.dtype}")
     distinct = np.empty(n_distinct, dtype=np.uint64)
-    _kernels.write_key_ranks(keys, rows, distinct, out)
+    if in_code_order is None:
+        rows_in_order = codes_in_order = np.empty(0, dtype=row_index_dtype(rows.shape[0]))
+    else:
+        rows_in_order, codes_in_order = in_code_order
+    _kernels.write_key_ranks(keys, rows, distinct, out, rows_in_order, codes_in_order)
     out[missing] = n_distinct
+    if in_code_order is not None:
+        n_known = rows.shape[0]
+        rows_in_order[n_known:] = np.flatnonzero(missing)
+        codes_in_order[n_known:] = n_distinct
     return distinct.view(FLOAT_DTYPE)
 
 

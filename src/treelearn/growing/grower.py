@@ -474,11 +474,6 @@ class Grower:
             self.stored_features = self.stored_features[:0]
             self.sorted_features = self.sorted_features[:0]
             self.sorted_slot[:] = -1
-        # The encoding's rows in code order of the presorted features (all or none),
-        # taken from the dataset, which keeps none afterwards; the others let go of.
-        kept_orders = dataset.take_row_orders()
-        self.row_orders = [kept_orders.get(int(f)) for f in self.sorted_features]
-        del kept_orders
         # Whole weights (no sample weights, bootstrap counts) let the Gini scans
         # keep exact running sums of squares (the same gains, far fewer steps);
         # fractional weights change per node, so never there.
@@ -490,11 +485,24 @@ class Grower:
         )
         # Each presorted feature's rows in code order, and beside them their codes (4
         # bytes a row and feature: the scans read them in sequence, not at random from
-        # the code matrix); filled by grow().
-        self.sorted_rows = np.empty(
-            (self.sorted_features.shape[0], n), dtype=self.sorted_buffer.dtype
+        # the code matrix): the encoding's, as it sorted them to make the codes, taken
+        # from the dataset (which keeps none afterwards) where it kept them for these
+        # features; else sorted by grow().
+        presorted = dataset.take_presorted()
+        #: Whether ``sorted_rows`` and ``sorted_codes`` came in code order already.
+        self.presorted_by_encoding = (
+            presorted is not None
+            and np.array_equal(presorted.features, self.sorted_features)
+            and presorted.rows.dtype == self.sorted_buffer.dtype
         )
-        self.sorted_codes = np.empty_like(self.sorted_rows)
+        if self.presorted_by_encoding:
+            self.sorted_rows, self.sorted_codes = presorted.rows, presorted.codes
+        else:
+            self.sorted_rows = np.empty(
+                (self.sorted_features.shape[0], n), dtype=self.sorted_buffer.dtype
+            )
+            self.sorted_codes = np.empty_like(self.sorted_rows)
+        del presorted
         # Presorted features' rows are gathered in code order into a buffer per
         # thread before they are scanned, allocated once (fresh pages per node
         # cost page faults); a row per numba thread when large nodes search on threads.
@@ -521,7 +529,6 @@ class Grower:
         """Grow the tree; returns a validated :class:`~treelearn.tree.Tree`. Once per
         Grower: the numba loop lets go of its row buffers when done."""
         if self._c45_loop_applies():
-            self.row_orders = []
             return self._grow_c45()
         n = self.dataset.n_samples
         # (int32 where the row indices fit: the same trees, the kernels no slower.)
@@ -731,32 +738,20 @@ class Grower:
 
     def _sort_presorted_features(self):
         """Each presorted feature's rows in code order and their codes
-        (``sorted_rows``, ``sorted_codes``): copied from the encoding's sort where it
-        kept them (:attr:`~treelearn.data.dataset.Dataset.row_orders`), on the fit's
-        threads, each let go of once copied; else a counting sort of the codes. The
-        same rows either way (both stable). 800,000 rows x 20 features: the copies
-        0.09 s on one thread and 0.05 on two, against 0.25 and 0.14 of counting sort."""
-        orders, self.row_orders = self.row_orders, []
-        # (None kept: no list, as after the first call, or a feature without one.)
-        if not orders or any(order is None for order in orders):
-            partition_kernels.counting_sort_columns(
-                self.codes, self.sorted_features, self.n_codes[self.sorted_features] + 1,
-                self.sorted_rows, self.sorted_codes,
-            )  # fmt: skip
+        (``sorted_rows``, ``sorted_codes``): as the encoding wrote them
+        (:attr:`~treelearn.data.dataset.Dataset.presorted`) where it did, else a
+        counting sort of the codes (the same rows: both stable). 800,000 rows x 20
+        features: the counting sort takes 0.25 s on one thread and 0.14 on two, and
+        copying the encoding's rows and gathering their codes took 0.09 and 0.05; writing
+        them in the encoding costs it 1.4 ms a column (27 ms), its sorts 30-60 ms less
+        (their buffers let go of, the next sort's pages not fresh)."""
+        if self.presorted_by_encoding:
+            self.presorted_by_encoding = False  # (growing reorders them)
             return
-
-        def copy(s):
-            partition_kernels.sorted_column_from_order(
-                self.codes[:, self.sorted_features[s]], orders[s], self.sorted_rows[s],
-                self.sorted_codes[s],
-            )  # fmt: skip
-            orders[s] = None
-            # (Handed back at once: freed in the heap, its pages would stay resident
-            # under the sorted rows and codes being written, 4 bytes a row and feature
-            # on top of the fit's peak.)
-            _return_freed_memory()
-
-        map_on_threads(copy, range(len(orders)), self.n_threads)
+        partition_kernels.counting_sort_columns(
+            self.codes, self.sorted_features, self.n_codes[self.sorted_features] + 1,
+            self.sorted_rows, self.sorted_codes,
+        )  # fmt: skip
 
     def _subtrees_per_thread(self):
         """``k`` of the deferral size ``n / (k * n_threads)``: :data:`SUBTREES_PER_THREAD`,

@@ -38,17 +38,6 @@ def counting_sort_rows(codes_f, n_bins, out, out_codes):
             first = counts[k]
 
 
-@njit(cache=True, nogil=True)
-def sorted_column_from_order(codes_f, order, out, out_codes):
-    """:func:`counting_sort_rows` of ``codes_f`` given the rows in code order
-    (``order``, as the encoding sorted them: stable), into ``out`` and ``out_codes``:
-    a pass in order, where the counting sort makes two at random."""
-    for i in range(order.shape[0]):
-        r = np.uint64(order[i])
-        out[i] = r
-        out_codes[i] = codes_f[r]
-
-
 @njit(cache=True, parallel=True)
 def counting_sort_columns(codes, features, n_bins, out, out_codes):
     """:func:`counting_sort_rows` of each column ``codes[:, features[s]]`` (``n_bins[s]``
