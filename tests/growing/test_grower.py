@@ -471,6 +471,23 @@ def test_presorted_rows_are_the_encodings_sort(n_threads, monkeypatch):
         np.testing.assert_array_equal(getattr(tree, name), getattr(reference_tree, name))
 
 
+def test_no_counting_sort_without_presorted_features(monkeypatch):
+    """Binned features are never presorted: the counting sort (a parallel kernel,
+    which wakes numba's threads even with nothing to do) is not called."""
+
+    def no_counting_sort(*args):
+        raise AssertionError("counting sort")
+
+    monkeypatch.setattr(partition_kernels, "counting_sort_columns", no_counting_sort)
+    rng = np.random.default_rng(8)
+    X = rng.normal(size=(500, 3))
+    y = (X[:, 0] > 0).astype(np.int64)
+    spec = CART.replace(criterion="gini", max_depth=4)
+    grower = Grower(build_dataset(X, max_bins=32), y, None, 2, spec, np.random.default_rng(0), 2)
+    assert grower.sorted_features.size == 0
+    assert grower.grow().n_leaves > 1
+
+
 def test_presorted_rows_of_other_features_are_not_taken():
     """A Grower that presorts other features than the encoding kept in code order (here
     none: absolute error sorts its nodes in its own kernel) lets them go and sorts

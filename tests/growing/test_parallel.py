@@ -31,8 +31,33 @@ def _mixed_frame(n=3000, seed=0):
 
 @pytest.fixture(autouse=True)
 def small_parallel_nodes(monkeypatch):
-    """Send every node with 64 rows or more down the parallel search."""
+    """Send every node with 64 rows or more down the parallel search, and put the
+    exact thresholds of trees of 64 rows or more in on threads."""
     monkeypatch.setattr(grower, "PARALLEL_MIN_ROWS", 64)
+    monkeypatch.setattr(grower, "THRESHOLD_THREADS_MIN_ROWS", 64)
+
+
+@pytest.mark.skipif(numba.config.NUMBA_NUM_THREADS < 2, reason="needs two numba threads")
+def test_exact_thresholds_go_on_threads_from_their_row_count_on(monkeypatch):
+    """A tree of fewer than THRESHOLD_THREADS_MIN_ROWS rows puts its exact thresholds in
+    on one thread (handing features to the pool costs more there), a larger one on
+    the fit's threads; the same thresholds either way."""
+    X, y = _mixed_frame()
+    thread_counts = []
+    real = grower.map_on_threads
+
+    def counted(function, items, n_threads):
+        if function.__name__ == "thresholds_of":  # (Grower._put_thresholds')
+            thread_counts.append(n_threads)
+        return real(function, items, n_threads)
+
+    monkeypatch.setattr(grower, "map_on_threads", counted)
+    trees = []
+    for least in (len(X), len(X) + 1):
+        monkeypatch.setattr(grower, "THRESHOLD_THREADS_MIN_ROWS", least)
+        trees.append(CARTClassifier(max_bins=None, n_jobs=2).fit(X, y))
+    assert thread_counts == [2, 1]
+    _same_tree(*trees)
 
 
 @pytest.mark.skipif(numba.config.NUMBA_NUM_THREADS < 2, reason="needs two numba threads")

@@ -108,6 +108,12 @@ HIST_RATIO = 2.0
 #: Nodes with at least this many rows search their features on several threads
 #: (when ``n_jobs`` allows more than one); smaller ones are not worth the start-up.
 PARALLEL_MIN_ROWS = 20_000
+#: Trees grown on at least this many rows put their exact thresholds in on several
+#: threads, a feature on each (:meth:`Grower._put_thresholds`); below it, on one:
+#: handing the features to the pool costs more than reading their values back
+#: saves (two threads, full-depth regression: 0.76 against 0.36 ms at 1,000 rows,
+#: 4.0 against 3.4 at 20,000; 4.9 against 5.7 at 30,000, 14 against 20 at 100,000).
+THRESHOLD_THREADS_MIN_ROWS = 25_000
 #: On several threads, subtrees of fewer than ``n / (SUBTREES_PER_THREAD * n_threads)``
 #: rows (and at least ``SUBTREE_MIN_ROWS``; shallow trees: below) are grown
 #: separately, one per thread at a time; more, smaller ones balance the threads
@@ -748,6 +754,8 @@ class Grower:
         if self.presorted_by_encoding:
             self.presorted_by_encoding = False  # (growing reorders them)
             return
+        if not self.sorted_features.size:
+            return  # (a parallel kernel with nothing to do still wakes numba's threads)
         partition_kernels.counting_sort_columns(
             self.codes, self.sorted_features, self.n_codes[self.sorted_features] + 1,
             self.sorted_rows, self.sorted_codes,
@@ -788,8 +796,9 @@ class Grower:
         """Thresholds of the numba loop's splits between two known codes, placed as
         ``spec.threshold_at`` says (the loop leaves those between exact values
         NaN), for all nodes of a feature at once, a feature on each of the fit's
-        threads (a feature's exact values are read back from its column in a pass
-        over the rows, :meth:`Dataset.code_values`: 20 features of 800,000 rows,
+        threads from :data:`THRESHOLD_THREADS_MIN_ROWS` rows on (a feature's exact
+        values are read back from its column in a pass over the rows,
+        :meth:`Dataset.code_values`: 20 features of 800,000 rows,
         full-depth regression, 105 -> 60-80 ms on two threads, 100 -> 78 on one,
         where each pass had gathered every split node's feature again)."""
         at_data = self.spec.threshold_at == "data"
@@ -802,9 +811,8 @@ class Grower:
             f, nodes = group
             return self.dataset.thresholds(int(f), left_code[nodes], right_code[nodes], at_data)
 
-        placed = map_on_threads(
-            thresholds_of, zip(features, node_groups, strict=True), self.n_threads
-        )
+        n_threads = self.n_threads if self.dataset.n_samples >= THRESHOLD_THREADS_MIN_ROWS else 1
+        placed = map_on_threads(thresholds_of, zip(features, node_groups, strict=True), n_threads)
         for nodes, values in zip(node_groups, placed, strict=True):
             threshold[nodes] = values
 
