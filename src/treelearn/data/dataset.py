@@ -408,9 +408,9 @@ class _CodeMatrix:
         finally:
             with self._changed:
                 self._n_writing -= 1
-                if in_code_order is not None:
-                    self._presorted.add(j)
                 self._changed.notify_all()
+        if in_code_order is not None:
+            self._presorted.add(j)  # (written in full: the codes did not raise)
         return values
 
     def take_presorted(self):
