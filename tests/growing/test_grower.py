@@ -501,3 +501,75 @@ def test_presorted_rows_of_other_features_are_not_taken():
     grower = Grower(dataset, y, None, 0, spec, np.random.default_rng(0), 1)
     assert not grower.presorted_by_encoding and grower.sorted_rows.shape == (0, 600)
     assert dataset.presorted == []
+
+
+def test_expected_work_counts_rows_features_and_levels_below_the_root():
+    """Rows x searched features (a presorted one as PRESORTED_ROW_WORK binned ones) x
+    levels less the root's, down to max_depth or a balanced tree's depth; a
+    classification tree's times CLASSIFICATION_WORK_SHARE."""
+    work = grower_module.expected_work
+    presorted = grower_module.PRESORTED_ROW_WORK
+    share = grower_module.CLASSIFICATION_WORK_SHARE
+    assert work(100_000, 4, 0, 10, 1, False) == 100_000 * 4 * 9
+    assert work(100_000, 4, 0, 10, 1, True) == pytest.approx(100_000 * 4 * 9 * share)
+    assert work(100_000, 1, 3, 10, 1, False) == 100_000 * (1 + 3 * presorted) * 9
+    # Full depth: log2(rows / min_samples_leaf) levels; max_depth beyond it changes nothing.
+    assert work(2**16, 2, 0, None, 1, False) == 2**16 * 2 * 15
+    assert work(2**16, 2, 0, None, 2**4, False) == 2**16 * 2 * 11
+    assert work(2**16, 2, 0, 40, 1, False) == work(2**16, 2, 0, None, 1, False)
+    # A stump's one level still counts half.
+    assert work(1000, 2, 0, 1, 1, False) == 1000 * 2 * 0.5
+
+
+def _classification_grower(n_threads, max_depth, criterion="gini", n=30_000):
+    rng = np.random.default_rng(11)
+    X = rng.normal(size=(n, 3)).astype(np.float32)
+    y = (X[:, 0] + 0.5 * rng.normal(size=n) > 0).astype(np.int64)
+    if criterion != "gini":
+        y = y.astype(np.float64)
+    spec = CART.replace(criterion=criterion, max_depth=max_depth)
+    n_classes = 2 if criterion == "gini" else 0
+    dataset = build_dataset(X, max_bins=255)
+    return Grower(dataset, y, None, n_classes, spec, np.random.default_rng(0), n_threads)
+
+
+def test_a_tree_grows_on_threads_only_when_its_expected_work_pays(monkeypatch):
+    """From THREADS_MIN_WORK of expected work on, a Grower given two threads keeps them
+    (large nodes searched on threads, subtrees grown on threads); below it it grows on
+    one (no thread hand-off at all); the same tree either way."""
+    calls = []
+    original = grower_module.map_on_threads
+
+    def counted(work, items, n_threads):
+        calls.append(n_threads)
+        return original(work, items, n_threads)
+
+    monkeypatch.setattr(grower_module, "map_on_threads", counted)
+    serial = _classification_grower(1, 6)
+    work = grower_module.expected_work(30_000, 3, 0, 6, 1, True)
+    assert work < grower_module.THREADS_MIN_WORK  # (30,000 x 3, depth 6: one thread)
+    assert _classification_grower(2, 6).n_threads == 1
+    monkeypatch.setattr(grower_module, "THREADS_MIN_WORK", work)
+    on_threads = _classification_grower(2, 6)
+    assert on_threads.n_threads == 2
+    with numba_threads(2):
+        threaded_tree = on_threads.grow()
+    assert calls and max(calls) == 2
+    monkeypatch.setattr(grower_module, "THREADS_MIN_WORK", np.nextafter(work, np.inf))
+    calls.clear()
+    on_one = _classification_grower(2, 6)
+    assert on_one.n_threads == 1
+    with numba_threads(2):
+        one_tree = on_one.grow()
+    assert calls == []
+    serial_tree = serial.grow()
+    for tree in (threaded_tree, one_tree):
+        for name in ("feature", "threshold", "children", "n_samples", "value"):
+            np.testing.assert_array_equal(getattr(tree, name), getattr(serial_tree, name))
+
+
+def test_absolute_error_keeps_its_threads_whatever_the_expected_work(monkeypatch):
+    """Absolute error sorts every node's rows: not measured against the bound."""
+    monkeypatch.setattr(grower_module, "THREADS_MIN_WORK", np.inf)
+    assert _classification_grower(2, 2, criterion="absolute_error", n=2000).n_threads == 2
+    assert _classification_grower(2, 2, n=2000).n_threads == 1

@@ -319,6 +319,7 @@ def test_large_nodes_search_on_threads_in_both_loops(task, max_bins, monkeypatch
     parallel (here 64, so most nodes do); the trees are the same, and the same as
     with one thread."""
     monkeypatch.setattr(grower_module, "PARALLEL_MIN_ROWS", 64)
+    monkeypatch.setattr(grower_module, "THREADS_MIN_WORK", 0)
     frame = make_frame(1500, seed=11, n_numeric=5)
     y, n_classes = make_target(frame, task, seed=11)
     w = weights_for("floats", y, n_classes, seed=11)
@@ -365,6 +366,7 @@ def test_subtrees_on_threads_grow_the_serial_tree(setting, task, max_bins, nomin
     (numbering, category maps, kept histograms handed over, presorted rows)."""
     per_thread, min_rows = SUBTREE_SETTINGS[setting]
     monkeypatch.setattr(grower_module, "PARALLEL_MIN_ROWS", 64)
+    monkeypatch.setattr(grower_module, "THREADS_MIN_WORK", 0)
     monkeypatch.setattr(grower_module, "STORE_MIN_ROWS", 32)
     monkeypatch.setattr(grower_module, "SUBTREES_PER_THREAD", per_thread)
     # (Batches of at most as many rows as a subtree: several subtrees to a batch.)
@@ -466,6 +468,7 @@ def test_batches_of_subtrees_hand_freed_memory_back_from_a_size(min_batch_rows, 
     """A batch of subtrees hands its freed memory back when it holds at least
     ``TRIM_MIN_BATCH_ROWS`` rows; the stitching does once all are grown."""
     monkeypatch.setattr(grower_module, "PARALLEL_MIN_ROWS", 64)
+    monkeypatch.setattr(grower_module, "THREADS_MIN_WORK", 0)
     monkeypatch.setattr(grower_module, "SUBTREES_PER_THREAD", 2)
     monkeypatch.setattr(grower_module, "MAX_BATCH_SHARE", 2)  # (batches of 300+ rows)
     monkeypatch.setattr(grower_module, "SUBTREE_MIN_ROWS", 1)
@@ -505,6 +508,7 @@ def test_shallow_trees_grown_from_copies_defer_fewer_subtrees(max_depth, max_bin
     exact mode's (presorted rows) below n / (SUBTREES_PER_THREAD x threads). The
     Tree is the one-thread Tree either way."""
     monkeypatch.setattr(grower_module, "PARALLEL_MIN_ROWS", 64)
+    monkeypatch.setattr(grower_module, "THREADS_MIN_WORK", 0)
     monkeypatch.setattr(grower_module, "SUBTREE_MIN_ROWS", 1)
     frame = make_frame(1200, seed=5, nominal=False, n_numeric=4)
     y, n_classes = make_target(frame, "multiclass", seed=5)
@@ -543,8 +547,8 @@ def test_a_small_stitched_tree_is_placed_in_one_go(wave_min_bytes, monkeypatch):
     own hand-backs); from it on, in waves on the pool's threads, each followed by a
     hand-back. The Tree is the serial one either way."""
     settings = {
-        "PARALLEL_MIN_ROWS": 64, "SUBTREES_PER_THREAD": 4, "SUBTREE_MIN_ROWS": 1,
-        "TRIM_MIN_BATCH_ROWS": 1, "STITCH_WAVES_MIN_BYTES": wave_min_bytes,
+        "PARALLEL_MIN_ROWS": 64, "THREADS_MIN_WORK": 0, "SUBTREES_PER_THREAD": 4,
+        "SUBTREE_MIN_ROWS": 1, "TRIM_MIN_BATCH_ROWS": 1, "STITCH_WAVES_MIN_BYTES": wave_min_bytes,
     }  # fmt: skip
     frame = make_frame(1200, seed=5, n_numeric=4)
     dataset, y, n_classes, spec, single = _serial_tree_for_threads(
@@ -583,8 +587,8 @@ def test_each_thread_reuses_its_work_space_and_scratch_for_its_subtrees(monkeypa
     thread's first batch and handed to its next ones (not made afresh per subtree or
     batch: fresh pages, faulted in again each time); the Tree is the serial one."""
     settings = {
-        "PARALLEL_MIN_ROWS": 64, "STORE_MIN_ROWS": 32, "SUBTREES_PER_THREAD": 8,
-        "SUBTREE_MIN_ROWS": 1,
+        "PARALLEL_MIN_ROWS": 64, "THREADS_MIN_WORK": 0, "STORE_MIN_ROWS": 32,
+        "SUBTREES_PER_THREAD": 8, "SUBTREE_MIN_ROWS": 1,
     }  # fmt: skip
     frame = make_frame(1200, seed=5, n_numeric=4)
     dataset, y, n_classes, spec, single = _serial_tree_for_threads(
@@ -640,8 +644,8 @@ def test_deferred_nodes_hand_their_histograms_over_when_large_or_inexact(task, m
     its sums are not exact (regression: built again, they could differ in the last
     bits); otherwise its subtree builds it again. The Tree is the serial one."""
     settings = {
-        "PARALLEL_MIN_ROWS": 64, "STORE_MIN_ROWS": 32, "SUBTREES_PER_THREAD": 2,
-        "SUBTREE_MIN_ROWS": 1,
+        "PARALLEL_MIN_ROWS": 64, "THREADS_MIN_WORK": 0, "STORE_MIN_ROWS": 32,
+        "SUBTREES_PER_THREAD": 2, "SUBTREE_MIN_ROWS": 1,
     }  # fmt: skip
     frame = make_frame(2400, seed=3, nominal=False, n_numeric=4)
     dataset, y, n_classes, spec, single = _serial_tree_for_threads(
@@ -725,6 +729,7 @@ def test_subtrees_grown_from_copies_of_their_rows_are_the_python_loops(
     nominal features, weights or none; exact codes with presorted rows copy nothing)."""
     # Two threads: subtrees of up to half the rows deferred (1,500-3,000 rows).
     monkeypatch.setattr(grower_module, "PARALLEL_MIN_ROWS", 64)
+    monkeypatch.setattr(grower_module, "THREADS_MIN_WORK", 0)
     monkeypatch.setattr(grower_module, "SUBTREES_PER_THREAD", 1)
     frame = make_frame(6000, seed=21, n_numeric=6)
     y, n_classes = make_target(frame, task, seed=21, n_classes=2 if task == "binary" else 4)
@@ -872,6 +877,7 @@ def test_no_sample_weights_store_none_and_grow_the_tree_of_ones(path, setting, m
     for constant, value in PATHS[path].items():
         monkeypatch.setattr(grower_module, constant, value)
     monkeypatch.setattr(grower_module, "PARALLEL_MIN_ROWS", 64)
+    monkeypatch.setattr(grower_module, "THREADS_MIN_WORK", 0)
     monkeypatch.setattr(grower_module, "SUBTREE_MIN_ROWS", 8)
     changes, n_threads = NO_WEIGHTS_SETTINGS[setting]
     frame = make_frame(1500, seed=23, n_numeric=4)

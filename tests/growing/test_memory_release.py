@@ -108,6 +108,7 @@ def test_a_fit_frees_what_its_kernels_allocated(name):
 def test_a_fit_on_two_threads_frees_what_its_kernels_allocated(task, max_bins, monkeypatch):
     """Large nodes searched on threads, subtrees grown on threads and stitched."""
     monkeypatch.setattr(grower, "PARALLEL_MIN_ROWS", 256)
+    monkeypatch.setattr(grower, "THREADS_MIN_WORK", 0)
     monkeypatch.setattr(grower, "SUBTREE_MIN_ROWS", 1)
     X, y = _numeric(task)
     estimator = CARTRegressor if task == "regression" else CARTClassifier

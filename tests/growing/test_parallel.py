@@ -32,8 +32,10 @@ def _mixed_frame(n=3000, seed=0):
 @pytest.fixture(autouse=True)
 def small_parallel_nodes(monkeypatch):
     """Send every node with 64 rows or more down the parallel search, and put the
-    exact thresholds of trees of 64 rows or more in on threads."""
+    exact thresholds of trees of 64 rows or more in on threads, whatever the tree's
+    expected work."""
     monkeypatch.setattr(grower, "PARALLEL_MIN_ROWS", 64)
+    monkeypatch.setattr(grower, "THREADS_MIN_WORK", 0)
     monkeypatch.setattr(grower, "THRESHOLD_THREADS_MIN_ROWS", 64)
 
 

@@ -108,6 +108,23 @@ HIST_RATIO = 2.0
 #: Nodes with at least this many rows search their features on several threads
 #: (when ``n_jobs`` allows more than one); smaller ones are not worth the start-up.
 PARALLEL_MIN_ROWS = 20_000
+#: A fit grows on several threads only when the tree's expected work
+#: (:func:`expected_work`) is at least this much: below it, the threads' fixed
+#: costs (the top's parallel kernels, each thread's scratch, the hand-offs, the
+#: stitching: 1-2 ms) outweigh what they share. Two threads against one, 183 fits
+#: of 20,000-200,000 rows x 1-16 features, depth 4, 10 and full, 255 bins and
+#: exact, two classes and regression (``make_classification`` with five informative
+#: features and one cluster a class, ``make_regression``; best of 7, alternating in
+#: one process): threads on all of them, fits of 1-10 ms took up to 2.8x as long
+#: (20,000 x 1, depth 4: 1.1 against 3.2 ms); with this bound, 7 of the 183 lose
+#: 2-9% (between 7 and 27 ms) and 8 forgo 10-34%.
+THREADS_MIN_WORK = 1_000_000
+#: :func:`expected_work`'s cost of a presorted feature's row (exact mode: its rows
+#: partitioned at every split, its codes scanned in order) in binned ones'.
+PRESORTED_ROW_WORK = 2.0
+#: :func:`expected_work`'s share of a classification tree's bound that it grows:
+#: its nodes stop when pure, a regression tree's seldom do.
+CLASSIFICATION_WORK_SHARE = 1 / 3
 #: Trees grown on at least this many rows put their exact thresholds in on several
 #: threads, a feature on each (:meth:`Grower._put_thresholds`); below it, on one:
 #: handing the features to the pool costs more than reading their values back
@@ -273,6 +290,24 @@ def _stitched_table(n_threads, tables, frontier, batches, results):
     del category_pools
     results.clear()
     return out_nodes, n_total, category_pool
+
+
+def expected_work(n_rows, n_binned, n_presorted, max_depth, min_samples_leaf, classification):
+    """The work a tree of ``n_rows`` rows is expected to take, in rows times
+    searched features times levels below the root: each level of a binary tree
+    reads every row's codes of every searched feature once (``n_binned`` binned,
+    ``n_presorted`` presorted ones, each weighing :data:`PRESORTED_ROW_WORK`), down to
+    ``max_depth`` (None: the ``log2`` of the rows over ``min_samples_leaf``, a
+    balanced tree's depth) less the root's level, whose work the threads share least;
+    a classification tree's times :data:`CLASSIFICATION_WORK_SHARE`. Compared with
+    :data:`THREADS_MIN_WORK`; an estimate made before growing, so rough for trees
+    that stop early (pure nodes, few codes)."""
+    levels = np.log2(max(n_rows / max(min_samples_leaf, 1), 2.0))
+    if max_depth is not None:
+        levels = min(levels, max_depth)
+    features = n_binned + PRESORTED_ROW_WORK * n_presorted
+    work = n_rows * features * max(levels - 1, 0.5)
+    return work * CLASSIFICATION_WORK_SHARE if classification else work
 
 
 def subtree_batches(sizes, depths, max_depth, n_threads):
@@ -513,7 +548,11 @@ class Grower:
         # thread before they are scanned, allocated once (fresh pages per node
         # cost page faults); a row per numba thread when large nodes search on threads.
         # Rows all of weight 1 (no sample weights) have only their targets gathered.
-        threaded = n_threads > 1 and n >= PARALLEL_MIN_ROWS
+        # One thread where the tree's expected work would not earn the threads'
+        # fixed costs back (the tree does not depend on it).
+        if n_threads > 1 and not self._threads_pay():
+            self.n_threads = 1
+        threaded = self.n_threads > 1 and n >= PARALLEL_MIN_ROWS
         self.sorted_scan = split_kernels.sorted_scan_buffers(
             numba.get_num_threads() if threaded else 1,
             n if self.sorted_features.size else 0,
@@ -758,6 +797,24 @@ class Grower:
             self.codes, self.sorted_features, self.n_codes[self.sorted_features] + 1,
             self.sorted_rows, self.sorted_codes,
         )  # fmt: skip
+
+    def _threads_pay(self):
+        """Whether the tree's :func:`expected_work` reaches :data:`THREADS_MIN_WORK`:
+        the searched features (``max_features`` of them, presorted and binned in
+        the share of all), the rows, ``max_depth`` and ``min_samples_leaf``. Always
+        for absolute error and Huber, which sort every node's rows (not measured
+        against the bound)."""
+        if self.robust:
+            return True
+        searched = self.max_features / self.n_features
+        n_presorted = self.sorted_features.shape[0] * searched
+        n_binned = self.max_features - n_presorted
+        spec = self.spec
+        work = expected_work(
+            self.dataset.n_samples, n_binned, n_presorted, spec.max_depth,
+            spec.min_samples_leaf, self.is_classification,
+        )  # fmt: skip
+        return work >= THREADS_MIN_WORK
 
     def _subtrees_per_thread(self):
         """``k`` of the deferral size ``n / (k * n_threads)``: :data:`SUBTREES_PER_THREAD`,
