@@ -117,7 +117,7 @@ PARALLEL_MIN_ROWS = 20_000
 #: features and one cluster a class, ``make_regression``; best of 7, alternating in
 #: one process): threads on all of them, fits of 1-10 ms took up to 2.8x as long
 #: (20,000 x 1, depth 4: 1.1 against 3.2 ms); with this bound, 7 of the 183 lose
-#: 2-9% (between 7 and 27 ms) and 8 forgo 10-34%.
+#: 2-9% (between 7 and 27 ms) and 6 forgo 10-34%.
 THREADS_MIN_WORK = 1_000_000
 #: :func:`expected_work`'s cost of a presorted feature's row (exact mode: its rows
 #: partitioned at every split, its codes scanned in order) in binned ones'.
