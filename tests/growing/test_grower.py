@@ -521,13 +521,13 @@ def test_expected_work_counts_rows_features_and_levels_below_the_root():
     assert work(1000, 2, 0, 1, 1, False) == 1000 * 2 * 0.5
 
 
-def _classification_grower(n_threads, max_depth, criterion="gini", n=30_000):
+def _classification_grower(n_threads, max_depth, criterion="gini", n=30_000, **spec_changes):
     rng = np.random.default_rng(11)
     X = rng.normal(size=(n, 3)).astype(np.float32)
     y = (X[:, 0] + 0.5 * rng.normal(size=n) > 0).astype(np.int64)
     if criterion != "gini":
         y = y.astype(np.float64)
-    spec = CART.replace(criterion=criterion, max_depth=max_depth)
+    spec = CART.replace(criterion=criterion, max_depth=max_depth, **spec_changes)
     n_classes = 2 if criterion == "gini" else 0
     dataset = build_dataset(X, max_bins=255)
     return Grower(dataset, y, None, n_classes, spec, np.random.default_rng(0), n_threads)
@@ -573,3 +573,13 @@ def test_absolute_error_keeps_its_threads_whatever_the_expected_work(monkeypatch
     monkeypatch.setattr(grower_module, "THREADS_MIN_WORK", np.inf)
     assert _classification_grower(2, 2, criterion="absolute_error", n=2000).n_threads == 2
     assert _classification_grower(2, 2, n=2000).n_threads == 1
+
+
+def test_drawn_features_count_as_searched_ones_in_the_expected_work(monkeypatch):
+    """With max_features drawn at each node, only that many features count."""
+    work = grower_module.expected_work(30_000, 1, 0, 6, 1, True)
+    monkeypatch.setattr(grower_module, "THREADS_MIN_WORK", work)
+    assert _classification_grower(2, 6, max_features=1).n_threads == 2
+    monkeypatch.setattr(grower_module, "THREADS_MIN_WORK", np.nextafter(work, np.inf))
+    assert _classification_grower(2, 6, max_features=1).n_threads == 1
+    assert _classification_grower(2, 6).n_threads == 2  # (all three features searched)
