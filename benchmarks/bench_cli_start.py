@@ -20,9 +20,7 @@ import sys
 import tempfile
 import time
 
-from bench_peers import load_average, machine_facts
-
-from treelearn.cli.output import write_atomic
+from bench_peers import emit_report, load_average, machine_facts
 
 CLI_JOB = ["-m", "treelearn", "fit", "--dataset", "watermelon2"]
 IMPORTS = {
@@ -93,10 +91,7 @@ def main(argv=None):
     machine = machine_facts(argv)
     rows = measure(args.repeat)
     machine["load_after"] = load_average()
-    text = report(rows, machine)
-    print(text, end="")
-    if args.out:
-        write_atomic(args.out, text)
+    emit_report(report(rows, machine), args.out)
 
 
 if __name__ == "__main__":

@@ -902,6 +902,16 @@ def format_report(configs, args, machine):
     return "\n".join(lines)
 
 
+def emit_report(text, out):
+    """Print the report ``text`` and, where ``out`` is given, write it there
+    atomically (a reader never finds half a report)."""
+    from treelearn.cli.output import write_atomic
+
+    print(text, end="")
+    if out:
+        write_atomic(out, text)
+
+
 def machine_facts(argv):
     """Command, date, CPU, cores, memory and load average for the report's header."""
     return {
@@ -929,9 +939,8 @@ def main(argv=None):
     configs = benchmark(args)
     machine["load_after"] = load_average()
     report = format_report(configs, args, machine)
-    args.out.write_text(report)
     print()
-    print(report)
+    emit_report(report, args.out)
     print(f"written to {args.out}")
 
 

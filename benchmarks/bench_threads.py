@@ -18,11 +18,10 @@ import sys
 import time
 
 import numpy as np
-from bench_peers import load_average, machine_facts
+from bench_peers import emit_report, load_average, machine_facts
 from sklearn.datasets import make_classification, make_regression
 
 from treelearn import CARTClassifier, CARTRegressor
-from treelearn.cli.output import write_atomic
 from treelearn.growing import grower
 
 
@@ -164,10 +163,7 @@ def main(argv=None):
     machine = machine_facts(argv)
     rows = measure(args)
     machine["load_after"] = load_average()
-    text = report(rows, machine)
-    print(text, end="")
-    if args.out:
-        write_atomic(args.out, text)
+    emit_report(report(rows, machine), args.out)
 
 
 if __name__ == "__main__":
