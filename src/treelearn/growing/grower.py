@@ -117,7 +117,9 @@ PARALLEL_MIN_ROWS = 20_000
 #: features and one cluster a class, ``make_regression``; best of 7, alternating in
 #: one process): threads on all of them, fits of 1-10 ms took up to 2.8x as long
 #: (20,000 x 1, depth 4: 1.1 against 3.2 ms); with this bound, 7 of the 183 lose
-#: 2-9% (between 7 and 27 ms) and 6 forgo 10-34%.
+#: 2-9% (between 7 and 27 ms) and 6 forgo 10-34%. Measured on CART's numba loop; the
+#: Python loop (surrogates, fractional missing values, ``max_leaf_nodes``, gain
+#: ratio without the C4.5 loop) takes the same bound, not measured there.
 THREADS_MIN_WORK = 1_000_000
 #: :func:`expected_work`'s cost of a presorted feature's row (exact mode: its rows
 #: partitioned at every split, its codes scanned in order) in binned ones'.
@@ -413,9 +415,11 @@ class Grower:
     rng : numpy.random.Generator
         Source of the feature draws when ``spec.max_features`` is set.
     n_threads : int, default=1
-        Threads that search a large node's features (numba's thread count must
-        allow them; see :func:`numba.set_num_threads`). The tree does not
-        depend on it.
+        Threads that search a large node's features and grow subtrees (numba's
+        thread count must allow them; see :func:`numba.set_num_threads`); one
+        where the tree's expected work would not pay for them
+        (:meth:`_threads_pay`; the attribute ``n_threads`` is then 1). The tree
+        does not depend on it.
     """
 
     def __init__(self, dataset, y, sample_weight, n_classes, spec, rng, n_threads=1):
