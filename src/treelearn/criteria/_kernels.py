@@ -15,7 +15,7 @@ ABSOLUTE_ERROR = 3
 HUBER = 4
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def stats_weight(stats, is_classification):
     """Total weight of a statistics row."""
     if not is_classification:
@@ -26,7 +26,7 @@ def stats_weight(stats, is_classification):
     return total
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def weighted_impurity(stats, criterion):
     """``W * impurity`` of a statistics row; 0 for an empty row."""
     if criterion == SQUARED_ERROR:

@@ -16,10 +16,15 @@ took a quarter of the time of a deep tree (nodes of a few rows, searched
 feature by feature). Their callers that allocate (:func:`find_best_split`,
 the subset and multiway scans) keep it.
 
-Only the few-line helpers called once per candidate cut or row are inlined by
-numba (``inline="always"``); LLVM inlines the rest where it pays. Inlining the
-larger helpers too made no measurable difference to fit times but cost a
-quarter of the first fit's compile time.
+numba inlines (``inline="always"``) only what was measured to pay: the three-pass
+scans and their steps, inlined into local mode's search (``*_inlined``), and a few
+short tests and lookups (:func:`cuts_fit`, :func:`_histogram_rows`). LLVM inlines the
+rest where it pays. numba types an inlined helper again at every call, and nested helpers again
+within each: the cut step (:func:`_try_cut`, :func:`_keep_cut`, :func:`_split_gain`,
+:func:`_side_ok`, :func:`~treelearn.criteria._kernels.weighted_impurity`) inlined
+made the CLI's first run compile for 170 s instead of 124 (2026-12-06), and fits no
+faster; inlining the larger helpers too had cost a quarter of the first fit's compile
+time before.
 """
 
 import numpy as np
@@ -62,17 +67,17 @@ SMALL_NODE_MAX_ROWS = 32
 WHOLE_WEIGHT_LIMIT = 2.0**26
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _side_ok(stats, is_classification, min_count, min_weight):
     return stats[0] >= min_count and stats_weight(stats, is_classification) >= min_weight
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _split_gain(parent_cost, left, right, criterion):
     return parent_cost - weighted_impurity(left, criterion) - weighted_impurity(right, criterion)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _keep_if_higher(best, gain, left_code, right_code, missing_left):
     """``best = [gain, left_code, right_code, missing_left]`` if ``gain`` beats ``best[0]``."""
     if gain > best[0]:
@@ -82,7 +87,7 @@ def _keep_if_higher(best, gain, left_code, right_code, missing_left):
         best[3] = missing_left
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _keep_cut(left, right, parent_cost, criterion, is_classification, min_count, min_weight,
               best, left_code, right_code, missing_left):  # fmt: skip
     """Keep the cut with sides ``left``/``right`` in ``best`` (``[gain, left_code,
@@ -95,7 +100,7 @@ def _keep_cut(left, right, parent_cost, criterion, is_classification, min_count,
                         right_code, missing_left)  # fmt: skip
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _try_cut(prev, code, left, right, with_missing, missing, known, total, has_missing,
              parent_cost, criterion, is_classification, min_count, min_weight, best):  # fmt: skip
     """Try the cut between the present codes ``prev`` and ``code`` (``left``: the

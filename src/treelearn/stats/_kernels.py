@@ -64,7 +64,7 @@ def add_read_target(out, w, channel, v, is_classification, unit_weights=False):
         out[3] += w * v * v
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def add_gathered_row(out, j, row_weight, row_class, row_value, is_classification):
     """Add the ``j``-th of the weights and targets given (the training arrays, or
     gathered ones: :func:`gather_targets`) to the statistics row ``out``
