@@ -140,6 +140,7 @@ def _load(codes, rows, start, end, y_class, y_value, weight, is_classification, 
         for i in range(m):
             local_of_row[rows[start + i]] = i
     copy_node_codes(codes, rows, start, end, local_codes)
+    first = np.int64(0)  # (a literal 0 would compile the sorts below once more)
     for f in range(local_codes.shape[0]):
         slot = sorted_slot[f]
         if slot >= 0:
@@ -152,9 +153,9 @@ def _load(codes, rows, start, end, y_class, y_value, weight, is_classification, 
                     local_keys[f, i] = sorted_codes[slot, start + i]
                 continue
         elif not sort_rows_by_code(
-            local_codes[f], identity, 0, m, n_codes[f] + 1, local_order[f], counts
+            local_codes[f], identity, first, m, n_codes[f] + 1, local_order[f], counts
         ):
-            merge_sort_rows_by_code(local_codes[f], identity, 0, m, local_order[f], merge_work)
+            merge_sort_rows_by_code(local_codes[f], identity, first, m, local_order[f], merge_work)
         for i in range(m):
             local_keys[f, i] = local_codes[f, local_order[f, i]]
 
@@ -559,12 +560,16 @@ def grow_local(data, search, rng, limits, thresholds, tables, ws, root, start, e
     # in place, and the tables grown once, before the loop: a variable reassigned in
     # the loop would count a reference up and down at every node.)
     order = all_features.copy()
+    two = np.int64(2)  # (children of a split: a variable, not a literal 2)
     if np.isnan(split[OUT_GAIN]):
-        # (Never with drawn features: the loop searches those nodes itself.)
+        # (Never with drawn features: the loop searches those nodes itself. np.int64:
+        # a literal 0 would compile _search_local once more, for that value.)
+        zero = np.int64(0)
         child_stats[0] = stats
         if not _search_local(
-            ws, search, order, limits, criterion, is_classification, 0, end - start, 0,
-            child_stats, 0, weight_of_row(child_stats, 0, is_classification), best, child_out,
+            ws, search, order, limits, criterion, is_classification, zero, end - start, zero,
+            child_stats, zero, weight_of_row(child_stats, zero, is_classification), best,
+            child_out,
         ):  # fmt: skip
             return nodes, n_nodes, category_pool, n_cat  # (a leaf, as the loop wrote it)
         split = child_out[0]  # (copied onto the stack below, before child_out is reused)
@@ -627,8 +632,8 @@ def grow_local(data, search, rng, limits, thresholds, tables, ws, root, start, e
                     bounds[k + 1], 1 - source, child_stats, k, child_weight[k], best, child_out,
                 )  # fmt: skip
         record_threshold_split(
-            nodes, node, stack_out, top, first, 2,
-            threshold_missing_child(stack_out, top, n_missing, child_weight, 2), thresholds,
+            nodes, node, stack_out, top, first, two,
+            threshold_missing_child(stack_out, top, n_missing, child_weight, two), thresholds,
         )  # fmt: skip
         for k in range(1, -1, -1):
             if child_found[k]:

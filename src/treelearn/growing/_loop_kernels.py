@@ -545,9 +545,12 @@ def grow_subtrees(data, search, rng, kept, limits, thresholds, buffers, work_spa
 def no_work_space(data):
     """The ``work_space`` of :func:`_grow` that has it make its own: no histogram
     slot, no room for a copy of rows of ``data``, no node, no local mode rows."""
+    # Sizes as np.int64, not literals: numba compiles a kernel called with a literal
+    # again for its value, apart from the calls that pass a variable.
+    none, one = np.int64(0), np.int64(1)
     return (
-        np.empty((0, 0, 0)), np.empty((0, 0)), _copy_space(data, 0), new_nodes(0, 1, 1),
-        local_workspace(data[0], 0, _n_channels(data), 0),
+        np.empty((0, 0, 0)), np.empty((0, 0)), _copy_space(data, none), new_nodes(none, one, one),
+        local_workspace(data[0], none, _n_channels(data), none),
     )  # fmt: skip
 
 
@@ -948,11 +951,12 @@ def _grow(data, search, rng, kept, limits, parallel_min_rows, thresholds, buffer
                     parallel_min_rows, n_threads, partition_buffer, pool[slots[0]])  # fmt: skip
     if not np.isnan(seed_split[OUT_GAIN]):
         seed_row = seed_stats.reshape((1, -1))
-        write_node(nodes, n_nodes, seed_row, 0, weight_of(seed_stats, is_classification),
+        zero = np.int64(0)  # (a literal 0 would compile write_node and _push once more)
+        write_node(nodes, n_nodes, seed_row, zero, weight_of(seed_stats, is_classification),
                    seed_end - seed_start, node, is_classification, criterion)  # fmt: skip
         n_nodes += 1
-        stacks = _push(stacks, top, 0, seed_start, seed_end, seed_depth, slots[0], seed_split,
-                       seed_mask, seed_stats)  # fmt: skip
+        stacks = _push(stacks, top, zero, seed_start, seed_end, seed_depth, slots[0],
+                       seed_split, seed_mask, seed_stats)  # fmt: skip
         top += 1
         n_children = 0
     split = np.zeros(N_OUT)

@@ -281,7 +281,10 @@ def missing_child(out, coc, missing_code, n_missing, child_weight, n_children):
     """``missing_child`` of a split node, as ``Grower._split`` chooses it."""
     if out[OUT_IS_SUBSET] != 0.0 and coc[missing_code] != NO_CHILD:
         return coc[missing_code]
-    return threshold_missing_child(out.reshape((1, -1)), 0, n_missing, child_weight, n_children)
+    # (np.int64: a literal 0 would compile it apart from local mode's calls.)
+    return threshold_missing_child(
+        out.reshape((1, -1)), np.int64(0), n_missing, child_weight, n_children
+    )
 
 
 @njit(cache=True, _nrt=False)
@@ -333,8 +336,8 @@ def record_split(nodes, node, split, first, n_children, missing_child, multiway,
     :func:`write_node`: a call with counted references counts each of the table's
     nine arrays up and down)."""
     if split[OUT_IS_SUBSET] == 0.0:
-        record_threshold_split(nodes, node, split.reshape((1, -1)), 0, first, n_children,
-                               missing_child, thresholds)  # fmt: skip
+        record_threshold_split(nodes, node, split.reshape((1, -1)), np.int64(0), first,
+                               n_children, missing_child, thresholds)  # fmt: skip
         return n_cat
     _link_children(nodes, node, int(split[OUT_FEATURE]),
                    NODE_MULTIWAY if multiway else NODE_SUBSET, missing_child, first,

@@ -330,7 +330,7 @@ def scan_subset(
     ordered_is_exact = not is_classification or n_classes == 2
     constrained = min_count > 1 or min_weight > 0.0
     if ordered_is_exact and (not constrained or n_levels > MAX_EXHAUSTIVE_LEVELS):
-        _level_keys(hist, levels, n_levels, is_classification, 2, keys)
+        _level_keys(hist, levels, n_levels, is_classification, np.int64(2), keys)
         order = levels[:n_levels][np.argsort(keys, kind="mergesort")]
         gain, j = _scan_ordered_levels(
             hist,
@@ -1764,8 +1764,8 @@ def evaluate_numeric_feature(
             _gather_codes(codes, f, ordered, keys)
         if gathers:
             # (Rows of unit weight: their weights' row holds ones already.)
-            gather_targets(ordered, 0, n_node, y_class, y_value, weight, is_classification,
-                           gathered, not unit_weights)  # fmt: skip
+            gather_targets(ordered, np.int64(0), n_node, y_class, y_value, weight,
+                           is_classification, gathered, not unit_weights)  # fmt: skip
             n_present = scan_sorted_rows(
                 keys, identity, n_node, n_codes[f], gathered[0], gathered[1], gathered[1],
                 is_classification, node_stats, parent_cost, criterion, min_count, min_weight,
