@@ -49,6 +49,14 @@ serial loop would, several calls at once on separate threads (numba releases
 the GIL); :func:`serial_layout`, :func:`place_top_nodes` and
 :func:`place_subtrees` put them back, every node numbered as the serial loop
 numbers it, each written once. Same Tree, bit for bit, for any number of threads.
+
+Compile time: numba compiles a kernel with the code of every kernel it calls linked
+in and optimised again, so a kernel that only calls another compiles all the code
+below it once more. The loop is one kernel, :func:`_grow`, called from
+Python by :func:`grow_depth_first` and :func:`grow_top` (plain functions) and, on
+threads, by :func:`grow_subtrees`; a node's search (:func:`_search`) is inlined into
+it. When :func:`grow_depth_first` and two wrappers around the search were kernels,
+they compiled for 15 s of their own, of the 124 s of the CLI's first run (2026-12-06).
 """
 
 import numpy as np
@@ -148,13 +156,14 @@ COPY_MAX_BYTES = 2 << 20
 PARTITION_PIECE_ROWS = 1 << 14
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _search(data, search, rng, limits, parallel_min_rows, start, end, stats, node_weight, hist,
             offsets, out, out_mask):  # fmt: skip
     """``Grower._search``: the node's best split into ``out``/``out_mask``; True
     when it passes ``min_impurity_decrease`` and ``min_gain``. With ``max_features``
     below the number of features, they are searched in the order of ``rng.permutation``
-    (``rng`` is not drawn from otherwise)."""
+    (``rng`` is not drawn from otherwise). Inlined into the loop: as a kernel of its
+    own, numba compiled the split finders' code into it and again into the loop."""
     codes, rows, y_class, y_value, weight, is_classification, criterion, n_classes = data
     (
         n_codes, is_nominal, all_features, max_features, min_count, min_weight, hist_ratio,
@@ -351,20 +360,6 @@ def _push(stacks, top, node, start, end, depth, slot, out, out_mask, stats):
     return stack_int, stack_out, stack_mask, stack_stats
 
 
-@njit(cache=True)
-def _open_node(data, search, rng, limits, parallel_min_rows, depth, start, end, stats, weight,
-               impurity, hist, offsets, out, out_mask):  # fmt: skip
-    """``Grower._make_node`` after the node is recorded: search it if the stop
-    rules let it split; True when it has an admissible split (in ``out``)."""
-    if not may_split(limits, depth, end - start, weight, impurity):
-        return False
-    return _search(
-        data, search, rng, limits, parallel_min_rows, start, end, stats, weight, hist, offsets,
-        out, out_mask,
-    )  # fmt: skip
-
-
-@njit(cache=True, nogil=True)
 def grow_depth_first(data, search, rng, kept, limits, parallel_min_rows, thresholds, buffers,
                      n_values, n_links):  # fmt: skip
     """Grow the tree depth-first, as ``Grower.grow`` does; returns ``(nodes, n_nodes,
@@ -410,16 +405,16 @@ def grow_depth_first(data, search, rng, kept, limits, parallel_min_rows, thresho
         Link columns of the node table
         (:func:`~treelearn.growing._node_tables.links_width`).
     """
-    # No node deferred. np.int64: a literal 0 would compile _grow once more.
+    # A Python function calling the loop, not a kernel: numba would compile all of
+    # the loop's code once more into a kernel that calls it. No node deferred.
     tables, _, _ = _grow(
         data, search, rng, kept, limits, parallel_min_rows, thresholds, buffers,
-        no_work_space(data), n_values, n_links, _root_seed(data, kept), np.int64(0),
+        no_work_space(data), n_values, n_links, _root_seed(data, kept), 0,
     )  # fmt: skip
     nodes, n_nodes, category_pool, _ = tables
     return nodes, n_nodes, category_pool
 
 
-@njit(cache=True, nogil=True)
 def grow_top(data, search, rng, kept, limits, parallel_min_rows, thresholds, buffers, n_values,
              n_links, defer_rows):  # fmt: skip
     """The first step of growing on several threads: :func:`grow_depth_first`
@@ -436,6 +431,7 @@ def grow_top(data, search, rng, kept, limits, parallel_min_rows, thresholds, buf
     none, or its subtree builds it again, :data:`DEFER_HIST_MIN_RATIO`), statistics
     row, split and subset mask, in the order the serial loop would split them.
     """
+    # (A Python function, as grow_depth_first is.)
     tables, frontier, _ = _grow(
         data, search, rng, kept, limits, parallel_min_rows, thresholds, buffers,
         no_work_space(data), n_values, n_links, _root_seed(data, kept), defer_rows,
@@ -815,7 +811,7 @@ def _copied_rows(data, start, end, space):
             criterion, n_classes)  # fmt: skip
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _grow(data, search, rng, kept, limits, parallel_min_rows, thresholds, buffers, work_space,
           n_values, n_links, seed, defer_rows):  # fmt: skip
     """The loop of :func:`grow_depth_first` from ``seed``, the root of what it grows:
@@ -991,9 +987,11 @@ def _grow(data, search, rng, kept, limits, parallel_min_rows, thresholds, buffer
                     hist, offsets = pool[slots[k]], stored_offsets
                 else:
                     hist, offsets = empty_hist, no_offsets
-                found = _open_node(
-                    active, search, rng, limits, parallel_min_rows, depth, bounds[k],
-                    bounds[k + 1], child_stats[k], w, impurity, hist, offsets, out, out_mask,
+                # As Grower._make_node after the node is recorded: searched if the
+                # stop rules let it split.
+                found = may_split(limits, depth, n_rows, w, impurity) and _search(
+                    active, search, rng, limits, parallel_min_rows, bounds[k], bounds[k + 1],
+                    child_stats[k], w, hist, offsets, out, out_mask,
                 )  # fmt: skip
             child_split[k] = found
             if found:
