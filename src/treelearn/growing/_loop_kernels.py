@@ -543,10 +543,10 @@ def no_work_space(data):
     slot, no room for a copy of rows of ``data``, no node, no local mode rows."""
     # Sizes as np.int64, not literals: numba compiles a kernel called with a literal
     # again for its value, apart from the calls that pass a variable.
-    none, one = np.int64(0), np.int64(1)
+    zero, one = np.int64(0), np.int64(1)
     return (
-        np.empty((0, 0, 0)), np.empty((0, 0)), _copy_space(data, none), new_nodes(none, one, one),
-        local_workspace(data[0], none, _n_channels(data), none),
+        np.empty((0, 0, 0)), np.empty((0, 0)), _copy_space(data, zero), new_nodes(zero, one, one),
+        local_workspace(data[0], zero, _n_channels(data), zero),
     )  # fmt: skip
 
 

@@ -18,13 +18,13 @@ the subset and multiway scans) keep it.
 
 numba inlines (``inline="always"``) only what was measured to pay: the three-pass
 scans and their steps, inlined into local mode's search (``*_inlined``), and a few
-short tests and lookups (:func:`cuts_fit`, :func:`_histogram_rows`). LLVM inlines the
-rest where it pays. numba types an inlined helper again at every call, and nested helpers again
-within each: the cut step (:func:`_try_cut`, :func:`_keep_cut`, :func:`_split_gain`,
-:func:`_side_ok`, :func:`~treelearn.criteria._kernels.weighted_impurity`) inlined
-made the CLI's first run compile for 170 s instead of 124 (2026-12-06), and fits no
-faster; inlining the larger helpers too had cost a quarter of the first fit's compile
-time before.
+short tests and lookups (:func:`cuts_fit`, :func:`_histogram_rows`). LLVM inlines
+the rest where it pays. numba types an inlined helper again at every call, and
+nested helpers again within each: the cut step (:func:`_try_cut`, :func:`_keep_cut`,
+:func:`_split_gain`, :func:`_side_ok`,
+:func:`~treelearn.criteria._kernels.weighted_impurity`) inlined made the CLI's first
+run compile for 170 s instead of 124 (2026-12-06), and fits no faster; inlining the
+larger helpers too had cost a quarter of the first fit's compile time before.
 """
 
 import numpy as np
