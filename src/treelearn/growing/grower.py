@@ -556,9 +556,11 @@ class Grower:
         # fixed costs back (the tree does not depend on it).
         if n_threads > 1 and not self._threads_pay():
             self.n_threads = 1
-        threaded = self.n_threads > 1 and n >= PARALLEL_MIN_ROWS
+        # Whether the numba loop's large nodes use threads: the scan buffers here
+        # and the loop (_grow_fast) read the one decision.
+        self.large_nodes_threaded = self.n_threads > 1 and n >= PARALLEL_MIN_ROWS
         self.sorted_scan = split_kernels.sorted_scan_buffers(
-            numba.get_num_threads() if threaded else 1,
+            numba.get_num_threads() if self.large_nodes_threaded else 1,
             n if self.sorted_features.size else 0,
             unit_weights=not self.fractional and _are_ones(self.weight),
             sorted_codes=self.sorted_codes,
@@ -663,11 +665,7 @@ class Grower:
         )  # fmt: skip
         # None when no node can use threads: the loop is then compiled without the
         # threaded kernels (they take most of its compile time).
-        parallel_min_rows = (
-            PARALLEL_MIN_ROWS
-            if self.n_threads > 1 and self.rows.shape[0] >= PARALLEL_MIN_ROWS
-            else None
-        )
+        parallel_min_rows = PARALLEL_MIN_ROWS if self.large_nodes_threaded else None
         thresholds = self._threshold_tables()
         buffers = (self.child_of_row, self.sorted_buffer, self.partition_buffer, self.local_of_row)
         # The split codes only where thresholds are put in below (or splits recorded).
