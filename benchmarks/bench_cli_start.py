@@ -20,7 +20,7 @@ import sys
 import tempfile
 import time
 
-from bench_peers import emit_report, load_average, machine_facts
+from bench_peers import emit_report, load_average, machine_facts, machine_header
 
 CLI_JOB = ["-m", "treelearn", "fit", "--dataset", "watermelon2"]
 IMPORTS = {
@@ -64,11 +64,7 @@ def report(rows, machine):
     """The rows as a markdown table, after the command, date, machine and load
     (:func:`bench_peers.machine_facts`, its ``load_after`` added)."""
     lines = [
-        f"Command: `{machine['command']}`  ",
-        f"Date: {machine['date']}  ",
-        f"Machine: {machine['cpu']}, {machine['cores']} cores, {machine['memory']}; Python "
-        f"{sys.version.split()[0]}; load average (1, 5, 15 min) before {machine['load_before']}, "
-        f"after {machine['load_after']}",
+        *machine_header(machine, f"Python {sys.version.split()[0]}"),
         "",
         "| process | runs | min s | median s |",
         "|---|---|---|---|",

@@ -924,6 +924,20 @@ def machine_facts(argv):
     }
 
 
+def machine_header(machine, software=""):
+    """The report's first lines: command, date, and the machine with its load average
+    before and after (:func:`machine_facts`, its ``load_after`` added); ``software``
+    (``"Python 3.11.7"``, say) goes after the machine."""
+    software = f"{software}; " if software else ""
+    return [
+        f"Command: `{machine['command']}`  ",
+        f"Date: {machine['date']}  ",
+        f"Machine: {machine['cpu']}, {machine['cores']} cores, {machine['memory']}; {software}"
+        f"load average (1, 5, 15 min) before {machine['load_before']}, "
+        f"after {machine['load_after']}",
+    ]
+
+
 def main(argv=None):
     """Run the grid and write the report, or, with ``--child``, one measurement."""
     argv = sys.argv[1:] if argv is None else argv

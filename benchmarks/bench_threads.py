@@ -18,7 +18,7 @@ import sys
 import time
 
 import numpy as np
-from bench_peers import emit_report, load_average, machine_facts
+from bench_peers import emit_report, load_average, machine_facts, machine_header
 from sklearn.datasets import make_classification, make_regression
 
 from treelearn import CARTClassifier, CARTRegressor
@@ -117,10 +117,7 @@ def report(rows, machine):
     """The table, after the command, date, machine and load, and a summary line."""
     ratios = [row[6] for row in rows]
     lines = [
-        f"Command: `{machine['command']}`  ",
-        f"Date: {machine['date']}  ",
-        f"Machine: {machine['cpu']}, {machine['cores']} cores, {machine['memory']}; load "
-        f"average (1, 5, 15 min) before {machine['load_before']}, after {machine['load_after']}",
+        *machine_header(machine),
         "",
         f"One thread's time over two threads': {min(ratios):.2f}-{max(ratios):.2f} on "
         f"{len(ratios)} fits, {sum(r < 0.95 for r in ratios)} below 0.95.",

@@ -24,7 +24,7 @@ import sys
 import tempfile
 import time
 
-from bench_peers import emit_report, load_average, machine_facts
+from bench_peers import emit_report, load_average, machine_facts, machine_header
 
 
 class CompileRecorder:
@@ -136,11 +136,7 @@ def report(recorder, wall_seconds, machine, job, top):
     import numba
 
     lines = [
-        f"Command: `{machine['command']}`  ",
-        f"Date: {machine['date']}  ",
-        f"Machine: {machine['cpu']}, {machine['cores']} cores, {machine['memory']}; Python "
-        f"{sys.version.split()[0]}, numba {numba.__version__}; load average (1, 5, 15 min) "
-        f"before {machine['load_before']}, after {machine['load_after']}",
+        *machine_header(machine, f"Python {sys.version.split()[0]}, numba {numba.__version__}"),
         "",
         f"Job: {job}. Wall clock {wall_seconds:.1f} s, of which in numba's compiler "
         f"{recorder.compiler_seconds:.1f} s and in LLVM {recorder.llvm_seconds:.1f} s.",
