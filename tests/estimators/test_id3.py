@@ -240,6 +240,7 @@ def test_numba_loop_records_the_python_loops_tables(data, watermelon, tennis, mo
     monkeypatch.setattr(
         loop_kernels, "grow_depth_first", lambda *args: calls.append(1) or kernel(*args)
     )
+    monkeypatch.setattr(grower_module, "NUMBA_LOOP_MIN_ROWS", 0)  # (the tables of 14-17 rows)
     fast = ID3Classifier(n_jobs=1, **params).fit(X, y)
     assert calls == [1]
     monkeypatch.setattr(grower_module, "FAST_LOOP", False)

@@ -24,6 +24,13 @@ TREE_ARRAYS = (
 )  # fmt: skip
 
 
+@pytest.fixture(autouse=True)
+def numba_loop_at_any_size(monkeypatch):
+    """The C4.5 numba loop on every table here, however small (the Grower leaves tables
+    under ``NUMBA_LOOP_MIN_ROWS`` rows to the Python loop)."""
+    monkeypatch.setattr(grower_module, "NUMBA_LOOP_MIN_ROWS", 0)
+
+
 def fit_both(X, y, sample_weight=None, **params):
     """C45Classifier (as grown) with the numba loop, which must run, and with the Python loop."""
     params = {"pruning": None, "collapse": False} | params

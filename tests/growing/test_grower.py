@@ -583,3 +583,41 @@ def test_drawn_features_count_as_searched_ones_in_the_expected_work(monkeypatch)
     monkeypatch.setattr(grower_module, "THREADS_MIN_WORK", np.nextafter(work, np.inf))
     assert _classification_grower(2, 6, max_features=1).n_threads == 1
     assert _classification_grower(2, 6).n_threads == 2  # (all three features searched)
+
+
+@pytest.mark.parametrize("algorithm", ["cart", "c4.5"])
+def test_tables_under_numba_loop_min_rows_grow_by_the_python_loop(algorithm, monkeypatch):
+    """A table of fewer than NUMBA_LOOP_MIN_ROWS rows grows by the Python loop (no
+    numba loop runs, so none is compiled or loaded), one of that many by the numba
+    loop; the small table's tree is the one the numba loop grows."""
+    from treelearn import C45Classifier, CARTClassifier
+    from treelearn.growing import _c45_kernels as c45_kernels
+    from treelearn.growing import _loop_kernels as loop_kernels
+
+    module, name = (
+        (loop_kernels, "grow_depth_first") if algorithm == "cart" else (c45_kernels, "grow_c45")
+    )
+    kernel = getattr(module, name)
+    calls = []
+    monkeypatch.setattr(module, name, lambda *args: calls.append(1) or kernel(*args))
+
+    def fit(n):
+        X, y, _, _ = make_data("binary", n=n, seed=3)
+        if algorithm == "cart":
+            return CARTClassifier(n_jobs=1).fit(X, y)
+        return C45Classifier(pruning=None, collapse=False).fit(X, y)
+
+    bound = grower_module.NUMBA_LOOP_MIN_ROWS
+    assert bound == 32
+    python_loop = fit(bound - 1)
+    assert calls == []
+    fit(bound)
+    assert calls == [1]
+    monkeypatch.setattr(grower_module, "NUMBA_LOOP_MIN_ROWS", 0)
+    numba_loop = fit(bound - 1)
+    assert calls == [1, 1]
+    assert python_loop.tree_.n_leaves > 2
+    for array in ("feature", "threshold", "children", "missing_child", "value", "weight"):
+        np.testing.assert_array_equal(
+            getattr(python_loop.tree_, array), getattr(numba_loop.tree_, array), strict=True
+        )
