@@ -41,6 +41,7 @@ from treelearn.growing._node_tables import (
 from treelearn.splitting._kernels import (
     N_CUT_ROWS,
     N_OUT,
+    NUMERIC,
     OUT_FEATURE,
     OUT_GAIN,
     OUT_LEFT_CODE,
@@ -366,12 +367,12 @@ def _search_local(ws, search, order, limits, criterion, is_classification, a, b,
                 )  # fmt: skip
                 if n_present_f >= 2:
                     n_visited += 1
-                    keep_split_if_better(out, f, best, False)
+                    keep_split_if_better(out, f, best, NUMERIC)
                 if n_visited >= max_features:
                     break
                 if n_present_g >= 2:
                     n_visited += 1
-                    keep_split_if_better(out, g, best_g, False)
+                    keep_split_if_better(out, g, best_g, NUMERIC)
                 j += 2
                 continue
         n_present = _scan_run(
@@ -381,7 +382,7 @@ def _search_local(ws, search, order, limits, criterion, is_classification, a, b,
         )  # fmt: skip
         if n_present >= 2:
             n_visited += 1
-            keep_split_if_better(out, f, best, False)
+            keep_split_if_better(out, f, best, NUMERIC)
         j += 1
     return split_admissible(out, limits, node_weight)
 
@@ -481,7 +482,7 @@ def _search_few(ws, search, order, criterion, is_classification, a, m, stats, pa
                 best[1] = second
                 best[2] = high
             best[3] = pattern_missing_left[pattern]
-            keep_split_if_better(out, f, best, False)
+            keep_split_if_better(out, f, best, NUMERIC)
             continue
         # (_scan_run's choice of scan, called: a few scans a node, where inlining them
         # made full-depth regression 3% slower.)
@@ -492,7 +493,7 @@ def _search_few(ws, search, order, criterion, is_classification, a, m, stats, pa
         )  # fmt: skip
         if n_present >= 2:
             n_visited += 1
-            keep_split_if_better(out, f, best, False)
+            keep_split_if_better(out, f, best, NUMERIC)
         if high != missing_code:
             pattern_gain[pattern] = best[0]
             pattern_cut[pattern] = 0.0 if best[1] == low else 1.0

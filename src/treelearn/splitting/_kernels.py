@@ -66,6 +66,16 @@ SMALL_NODE_MAX_ROWS = 32
 #: exact in float64 whatever the order of the additions.
 WHOLE_WEIGHT_LIMIT = 2.0**26
 
+#: No code (a scan's previous code before the first, the right code of "missing
+#: rows apart"), and ``is_nominal_f`` of :func:`keep_split_if_better` and
+#: :func:`keep_if_better` where the caller knows it: typed values, not the literals
+#: -1, False and True, for which numba would compile the kernels they are passed to
+#: once more each (a variable that starts as a literal compiles its callee for the
+#: literal too).
+NO_CODE = np.int64(-1)
+NUMERIC = np.bool_(False)
+NOMINAL = np.bool_(True)
+
 
 @njit(cache=True)
 def _side_ok(stats, is_classification, min_count, min_weight):
@@ -125,7 +135,7 @@ def _try_missing_apart(prev, left, missing, has_missing, parent_cost, criterion,
     """Try "every known value left (up to ``prev``), missing rows right"."""
     if has_missing and prev >= 0:
         _keep_cut(left, missing, parent_cost, criterion, is_classification, min_count,
-                  min_weight, best, prev, -1, 0.0)  # fmt: skip
+                  min_weight, best, prev, NO_CODE, 0.0)  # fmt: skip
 
 
 @njit(cache=True, _nrt=False)
@@ -199,7 +209,7 @@ def scan_threshold(
             left,
         )  # fmt: skip
     else:
-        prev = -1
+        prev = NO_CODE
         for i in range(n_known):
             if hist[i, 0] <= 0.0:
                 continue
@@ -261,7 +271,7 @@ def _level_keys(hist, levels, n_levels, is_classification, target_channel, keys)
     for j in range(n_levels):
         row = hist[levels[j]]
         if is_classification:
-            w = stats_weight(row, True)
+            w = stats_weight(row, is_classification)
             keys[j] = row[target_channel] / w if w > 0.0 else 0.0
         else:
             keys[j] = row[2] / row[1] if row[1] > 0.0 else 0.0
@@ -306,7 +316,7 @@ def scan_subset(
     left = np.zeros(n_channels)
     right = np.empty(n_channels)
     levels = np.empty(n_rows, dtype=np.int64)
-    n_levels = 0
+    n_levels = np.int64(0)  # (a literal 0 would compile _level_keys for it too)
     n_scanned = n_rows
     if skip_missing:
         n_scanned = n_rows - 1
@@ -875,7 +885,7 @@ def _scan_sorted_values(keys, order, m, missing_code, row_weight, row_value, tot
     best[3] = 0.0
     n_present = 1 if has_missing else 0
     left = zero
-    prev = -1
+    prev = NO_CODE
     i = 0
     while i < n_known:
         code = keys[i]
@@ -890,7 +900,7 @@ def _scan_sorted_values(keys, order, m, missing_code, row_weight, row_value, tot
         left = _summed(left, group)
         prev = code
     if has_missing and prev >= 0:
-        _keep_value_cut(left, missing, parent_cost, min_count, min_weight, best, prev, -1, 0.0)
+        _keep_value_cut(left, missing, parent_cost, min_count, min_weight, best, prev, NO_CODE, 0.0)
     return n_present
 
 
@@ -954,7 +964,7 @@ def _value_cut_sums(keys, order, m, row_weight, row_value, cut_rows):
     group_w = 0.0
     group_s = 0.0
     group_sq = 0.0
-    n_cuts = 0
+    n_cuts = np.int64(0)  # (a literal 0 would compile _keep_first_best_cut for it too)
     cut_rows[5, 0] = keys[0]
     # No branch on the end of a run of one code (mispredicted where runs are short
     # and uneven; 512 rows over 255 codes: 5.2 -> 3.7 ns a row): the cut is written
@@ -1131,7 +1141,7 @@ def _scan_threshold_values(hist, n_known, known, total, missing, has_missing, pa
     of present known codes."""
     left = (0.0, 0.0, 0.0, 0.0)
     n_present = 0
-    prev = -1
+    prev = NO_CODE
     for i in range(n_known):
         if hist[i, 0] <= 0.0:
             continue
@@ -1142,7 +1152,7 @@ def _scan_threshold_values(hist, n_known, known, total, missing, has_missing, pa
         left = _summed(left, (hist[i, 0], hist[i, 1], hist[i, 2], hist[i, 3]))
         prev = i
     if has_missing and prev >= 0:
-        _keep_value_cut(left, missing, parent_cost, min_count, min_weight, best, prev, -1, 0.0)
+        _keep_value_cut(left, missing, parent_cost, min_count, min_weight, best, prev, NO_CODE, 0.0)
     return n_present
 
 
@@ -1238,7 +1248,7 @@ def _try_gini_missing_apart(prev, n_left, w_left, squares, counts, weights, sq_m
     """:func:`_try_missing_apart` of a whole-weight Gini scan (every known row left)."""
     if has_missing and prev >= 0:
         _keep_gini_cut((n_left, w_left, squares[0]), (counts[2], weights[2], sq_missing),
-                       parent_cost, min_count, min_weight, best, prev, -1, 0.0)  # fmt: skip
+                       parent_cost, min_count, min_weight, best, prev, NO_CODE, 0.0)  # fmt: skip
 
 
 @njit(cache=True, _nrt=False)
@@ -1273,7 +1283,7 @@ def _scan_sorted_whole_gini(keys, order, m, missing_code, row_weight, row_class,
     n_present = 1 if has_missing else 0
     n_left = 0.0
     w_left = 0.0
-    prev = -1
+    prev = NO_CODE
     i = 0
     while i < n_known:
         code = keys[i]
@@ -1327,7 +1337,7 @@ def whole_gini_by_cuts_inlined(keys, order, m, row_weight, row_class, total, par
     sq_left = 0.0
     left[:] = 0.0
     w_left = 0.0
-    n_cuts = 0
+    n_cuts = np.int64(0)  # (a literal 0 would compile _keep_first_best_cut for it too)
     cut_rows[5, 0] = keys[0]
     for i in range(m - 1):
         j = np.uint64(order[i])  # (unsigned: see _partition_orders of local mode)
@@ -1377,7 +1387,7 @@ def _scan_threshold_whole_gini(hist, n_known, known, total, has_missing, parent_
     n_left = 0.0
     w_left = 0.0
     n_present = 0
-    prev = -1
+    prev = NO_CODE
     for i in range(n_known):
         if hist[i, 0] <= 0.0:
             continue
@@ -1493,7 +1503,7 @@ def scan_sorted_rows(
     best[2] = -1.0
     best[3] = 0.0
     n_present = 1 if has_missing else 0
-    prev = -1
+    prev = NO_CODE
     i = 0
     while i < n_known:
         code = keys[i]
@@ -1703,7 +1713,7 @@ def find_best_split(
         if n_present < 2:
             continue
         n_visited += 1
-        keep_if_better(out, out_mask, f, best, True, scratch_mask, n_codes[f] + 1)
+        keep_if_better(out, out_mask, f, best, NOMINAL, scratch_mask, n_codes[f] + 1)
 
 
 @njit(cache=True, _nrt=False)
@@ -1766,10 +1776,13 @@ def evaluate_numeric_feature(
             # (Rows of unit weight: their weights' row holds ones already.)
             gather_targets(ordered, np.int64(0), n_node, y_class, y_value, weight,
                            is_classification, gathered, not unit_weights)  # fmt: skip
+            # (``local[2:]`` has no columns here, the node not being small: no
+            # three-pass scan. Passed, as the small nodes' call passes it, so that
+            # the two calls share one compilation of scan_sorted_rows.)
             n_present = scan_sorted_rows(
                 keys, identity, n_node, n_codes[f], gathered[0], gathered[1], gathered[1],
                 is_classification, node_stats, parent_cost, criterion, min_count, min_weight,
-                work_rows, best, whole_weights,
+                work_rows, best, whole_weights, local[2:], unit_weights,
             )  # fmt: skip
         else:
             n_present = scan_sorted_rows(
@@ -1791,7 +1804,7 @@ def evaluate_numeric_feature(
             work[0], work[1], work[2], skip_missing, whole_weights,
         )  # fmt: skip
     if n_present >= 2:
-        keep_split_if_better(out, f, best, False)
+        keep_split_if_better(out, f, best, NUMERIC)
     return n_present
 
 
