@@ -93,7 +93,7 @@ def choose_gain_ratio(table, excluded_from_average, scratch):
         if table[f, CAND_STATUS] == STATUS_SPLIT and not excluded_from_average[f]:
             scratch[m] = table[f, CAND_GAIN]
             m += 1
-    average = numpy_sum(scratch, 0, m) / m if m > 0 else 1e6  # gain_ratio.NO_AVERAGE
+    average = numpy_sum(scratch, np.int64(0), m) / m if m > 0 else 1e6  # gain_ratio.NO_AVERAGE
     feature = -1
     best = 0.0
     for f in range(n_features):
@@ -172,7 +172,7 @@ def _make_node(
     n = rows.shape[0]
     _class_weights(rows, row_weight, y_class, stats[1:])
     stats[0] = n
-    node_weight = numpy_sum(stats, 1, n_classes)
+    node_weight = numpy_sum(stats, np.int64(1), n_classes)
     n_samples[node] = n
     weight[node] = node_weight
     if n == 0 and parent >= 0:
@@ -249,7 +249,7 @@ def split_fractional_rows(
         branch_of_row[rows[i]] = b
         known_weight[b] += row_weight[i]
         counts[b] += 1
-    total_known = numpy_sum(known_weight, 0, n_branches)
+    total_known = numpy_sum(known_weight, np.int64(0), n_branches)
     n_sorted = sorted_features.shape[0]
     child_rows = []
     child_weight = []

@@ -530,7 +530,8 @@ def grow_subtrees(data, search, rng, kept, limits, thresholds, buffers, work_spa
         n_nodes[i] = count
         first_cat[i] = n_cat_rows
         all_nodes = room_for(all_nodes, n_rows, count)
-        _copy_nodes(nodes, 0, all_nodes, n_rows, count)
+        # (np.int64: numba would compile _copy_nodes for a literal 0 or 1 too.)
+        _copy_nodes(nodes, np.int64(0), all_nodes, n_rows, count)
         all_cat = _appended(all_cat, n_cat_rows, category_pool[:n_cat].reshape((n_cat, 1)))
         n_rows += count
         n_cat_rows += n_cat
@@ -614,7 +615,7 @@ def place_top_nodes(tables, number, out_nodes):
     links, out_links = nodes[8], out_nodes[8]
     for node in range(n_top):
         target = number[node]
-        _copy_nodes(nodes, node, out_nodes, target, 1)
+        _copy_nodes(nodes, node, out_nodes, target, np.int64(1))
         if links[node, K_N_CHILDREN] > 0:
             out_links[target, K_FIRST_CHILD] = number[links[node, K_FIRST_CHILD]]
 
@@ -629,7 +630,7 @@ def place_subtrees(subtrees, root_number, base, category_offset, out_nodes):
     sub_nodes, _, first, n_nodes, first_cat = subtrees
     out_links = out_nodes[8]
     for i in range(n_nodes.shape[0]):
-        _copy_nodes(sub_nodes, first[i], out_nodes, root_number[i], 1)
+        _copy_nodes(sub_nodes, first[i], out_nodes, root_number[i], np.int64(1))
         _copy_nodes(sub_nodes, first[i] + 1, out_nodes, base[i], n_nodes[i] - 1)
         _renumber_links(out_links, root_number[i], root_number[i] + 1, base[i] - 1,
                         category_offset + first_cat[i])  # fmt: skip

@@ -62,7 +62,7 @@ THRESHOLD_NONE, THRESHOLD_VALUES, THRESHOLD_EDGES = 0, 1, 2
 @njit(cache=True, inline="always")
 def weight_of(stats, is_classification):
     if is_classification:
-        return numpy_sum(stats, 1, stats.shape[0] - 1)
+        return numpy_sum(stats, np.int64(1), stats.shape[0] - 1)
     return stats[1]
 
 

@@ -420,7 +420,7 @@ def c45_prune(
                     dist[a_y[k]] += a_w[k]
                     if a_w[k] > 0:
                         positive += 1
-                cases = numpy_sum(dist, 0, n_classes)
+                cases = numpy_sum(dist, np.int64(0), n_classes)
                 best = leaf_class[t]
                 top_class = 0
                 for c in range(1, n_classes):
@@ -570,7 +570,7 @@ def collapse_nodes(errors, kind, child_ptr, children, epsilon, leaves):
         n_kids = child_ptr[node + 1] - first
         for k in range(n_kids):
             below[k] = subtree[children[first + k]]
-        total = numpy_sum(below, 0, n_kids)
+        total = numpy_sum(below, np.int64(0), n_kids)
         leaves[node] = total >= errors[node] - epsilon
         subtree[node] = total
 

@@ -1855,11 +1855,12 @@ def _search_one_of_many(
         own_out = np.empty(N_OUT)
         own_out[OUT_GAIN] = -np.inf
         own_out[OUT_FEATURE] = -1.0
+        # (``small`` as a bool, not the literal False: see NO_CODE.)
         return evaluate_numeric_feature(
             f, codes, rows, start, end, y_class, y_value, weight, is_classification,
             criterion, n_codes, is_nominal, node_hist, node_hist_offsets, node_stats,
             parent_cost, min_count, min_weight, hist_ratio, scratch_hist, scratch_codes,
-            sorted_rows, sorted_slot, skip_missing, False, np.empty((2, 0)), work,
+            sorted_rows, sorted_slot, skip_missing, np.bool_(False), np.empty((2, 0)), work,
             best, own_out, whole_weights, scan,
         )  # fmt: skip
     return evaluate_feature(

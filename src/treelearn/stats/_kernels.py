@@ -267,8 +267,9 @@ def build_node_histograms(
     sequence (at 1 row in 16, 3-7x cheaper per row and feature). Without sample
     weights (``weight`` empty), ``gathered[0]`` is not read.
     """
-    _build_stacked(0, features.shape[0], codes, rows, start, end, y_class, y_value, weight,
-                   is_classification, features, offsets, hist, gathered)  # fmt: skip
+    # (np.int64: numba would compile _build_stack_part for a literal 0 too.)
+    _build_stacked(np.int64(0), features.shape[0], codes, rows, start, end, y_class, y_value,
+                   weight, is_classification, features, offsets, hist, gathered)  # fmt: skip
 
 
 @njit(cache=True, parallel=True)

@@ -45,7 +45,8 @@ def _block_sum(a, start, n):
 def numpy_sum(a, start, n):
     """``a[start:start + n].sum()`` bit for bit as numpy sums a contiguous float64 array
     (its pairwise summation: blocks of 128 halved on multiples of 8), so the kernels'
-    totals equal those of the numpy code they replace."""
+    totals equal those of the numpy code they replace. (Callers pass a constant
+    ``start`` as ``np.int64``: numba would compile this kernel for a literal too.)"""
     if n <= _PW_BLOCK:
         return _block_sum(a, start, n)
     # numpy's recursion, with an explicit stack: (start, length, children pushed)
