@@ -40,11 +40,8 @@ TREE_ARRAYS = (
 )  # fmt: skip
 
 
-@pytest.fixture(autouse=True)
-def numba_loop_at_any_size(monkeypatch):
-    """The numba loop on every table here, however small (the Grower leaves tables
-    under ``NUMBA_LOOP_MIN_ROWS`` rows to the Python loop)."""
-    monkeypatch.setattr(grower_module, "NUMBA_LOOP_MIN_ROWS", 0)
+#: Every table here grows on the numba loop, however small (see conftest.py).
+pytestmark = pytest.mark.usefixtures("numba_loop_at_any_size")
 
 
 # ---------------------------------------------------------------------------

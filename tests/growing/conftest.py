@@ -1,0 +1,13 @@
+"""Fixtures of the growing tests."""
+
+import pytest
+
+from treelearn.growing import grower as grower_module
+
+
+@pytest.fixture
+def numba_loop_at_any_size(monkeypatch):
+    """The numba loops on every table, however small (the Grower leaves tables under
+    ``NUMBA_LOOP_MIN_ROWS`` rows to the Python loop): for the tests that compare them
+    with the Python loop."""
+    monkeypatch.setattr(grower_module, "NUMBA_LOOP_MIN_ROWS", 0)
