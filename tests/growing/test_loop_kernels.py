@@ -40,7 +40,7 @@ TREE_ARRAYS = (
 )  # fmt: skip
 
 
-#: Every table here grows on the numba loop, however small (see conftest.py).
+#: Every table here grows on the numba loop, however small (see tests/conftest.py).
 pytestmark = pytest.mark.usefixtures("numba_loop_at_any_size")
 
 
