@@ -59,10 +59,11 @@ def find_split(
     (``pad`` other rows on each side) so that offsets are exercised.
     ``path``: ``"auto"`` (by ``hist_ratio``), ``"kept"`` (every feature's
     histogram handed in as a kept node histogram), ``"presorted"`` (numeric
-    features read from pre-sorted rows), ``"gathered"`` (the same, their rows'
-    codes and targets gathered into ``sorted_scan`` buffers first), ``"coded"``
-    (gathered, the codes copied from presorted codes kept beside the rows) or
-    ``"coded_in_place"`` (those codes, the targets read in place).
+    features read from pre-sorted rows, without ``sorted_scan`` buffers: their
+    codes and targets gathered into buffers made for the node), ``"gathered"``
+    (the same, gathered into ``sorted_scan`` buffers), ``"coded"`` (gathered,
+    the codes copied from presorted codes kept beside the rows) or
+    ``"coded_in_place"`` (those codes, ``sorted_scan`` buffers of no rows).
     """
     n, n_features = codes.shape
     classification = n_classes > 0
@@ -150,10 +151,12 @@ def find_split(
     }
     if path in ("gathered", "gathered_unit"):  # presorted rows gathered in code order
         # ("gathered_unit": weights all 1, only the targets gathered)
-        available["sorted_scan"] = K.sorted_scan_buffers(1, n, path == "gathered_unit")
+        available["sorted_scan"] = K.sorted_scan_buffers(1, n, codes.dtype, path == "gathered_unit")
     if path in ("coded", "coded_in_place"):
         n_gathered = n if path == "coded" else 0
-        available["sorted_scan"] = K.sorted_scan_buffers(1, n_gathered, sorted_codes=sorted_codes)
+        available["sorted_scan"] = K.sorted_scan_buffers(
+            1, n_gathered, codes.dtype, sorted_codes=sorted_codes
+        )
     # Parameters added later with a default (e.g. surrogate options) keep it.
     parameters = inspect.signature(K.find_best_split.py_func).parameters.values()
     unknown = [p.name for p in parameters if p.name not in available and p.default is p.empty]
@@ -565,7 +568,7 @@ def test_gathered_scan_of_unit_weights_is_the_histograms_split(data, min_count):
 
 def test_unit_weight_buffers_hold_ones_and_say_so():
     sorted_codes = np.zeros((2, 5), dtype=np.int32)
-    buffers = K.sorted_scan_buffers(2, 5, unit_weights=True, sorted_codes=sorted_codes)
+    buffers = K.sorted_scan_buffers(2, 5, np.uint8, unit_weights=True, sorted_codes=sorted_codes)
     _, identity, gathered, unit_weights, codes = buffers
     assert unit_weights is True and gathered.shape == (2, 2, 5) and codes is sorted_codes
     np.testing.assert_array_equal(gathered[:, 0], 1.0)
@@ -573,9 +576,9 @@ def test_unit_weight_buffers_hold_ones_and_say_so():
     assert own[3] and own[2].shape == (1, 2, 3) and np.shares_memory(own[1], identity)
     assert np.shares_memory(own[4], sorted_codes)
     np.testing.assert_array_equal(own[2][0, 0], 1.0)
-    assert not K.sorted_scan_buffers(1, 4)[3]
-    assert K.sorted_scan_buffers(1, 4)[4].shape == (0, 0)
-    assert K.own_sorted_scan(K.sorted_scan_buffers(1, 0), 3)[2].shape == (1, 2, 0)
+    assert not K.sorted_scan_buffers(1, 4, np.uint8)[3]
+    assert K.sorted_scan_buffers(1, 4, np.uint8)[4].shape == (0, 0)
+    assert K.own_sorted_scan(K.sorted_scan_buffers(1, 0, np.uint8), 3)[2].shape == (1, 2, 0)
 
 
 @SETTINGS

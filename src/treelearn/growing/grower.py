@@ -571,6 +571,7 @@ class Grower:
         self.sorted_scan = split_kernels.sorted_scan_buffers(
             numba.get_num_threads() if self.large_nodes_threaded else 1,
             n if self.sorted_features.size else 0,
+            self.codes.dtype,
             unit_weights=not self.fractional and _are_ones(self.weight),
             sorted_codes=self.sorted_codes,
         )

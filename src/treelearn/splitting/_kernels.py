@@ -30,6 +30,7 @@ larger helpers too had cost a quarter of the first fit's compile time before.
 import numpy as np
 from numba import get_thread_id, njit, prange
 
+from treelearn._dtypes import row_index_dtype
 from treelearn.criteria._kernels import GINI, SQUARED_ERROR, stats_weight, weighted_impurity
 from treelearn.stats._kernels import (
     add_gathered_row,
@@ -1548,12 +1549,15 @@ def keep_if_better(out, out_mask, f, best, is_nominal_f, mask, n_bins):
         out_mask[:n_bins] = mask[:n_bins]
 
 
-def sorted_scan_buffers(n_threads, n_rows, unit_weights=False, sorted_codes=None):
+def sorted_scan_buffers(n_threads, n_rows, code_dtype, unit_weights=False, sorted_codes=None):
     """The ``sorted_scan`` scratch of :func:`find_best_split` and
     :func:`find_best_split_parallel` for nodes of up to ``n_rows`` rows: per
-    thread a row of int64 keys and two rows of gathered weights and targets, and
-    ``arange(n_rows)``; allocated once (fresh pages per node cost a page fault
-    each on first touch).
+    thread a row of keys (``code_dtype``, the code matrix's) and two rows of
+    gathered weights and targets, and ``arange(n_rows)`` (row positions, of the
+    narrowest index type); allocated once (fresh pages per node cost a page
+    fault each on first touch). The keys and positions have the types of local
+    mode's (codes and int32 positions), so that every call of
+    :func:`scan_sorted_rows` shares one compilation.
 
     ``unit_weights``: every row weight is 1. The weights' rows are then filled
     with ones here and never gathered: the gather reads only the targets, half
@@ -1572,8 +1576,8 @@ def sorted_scan_buffers(n_threads, n_rows, unit_weights=False, sorted_codes=None
     if sorted_codes is None:
         sorted_codes = np.empty((0, 0), dtype=np.int32)
     return (
-        np.empty((n_threads, n_rows), dtype=np.int64),
-        np.arange(n_rows, dtype=np.int64),
+        np.empty((n_threads, n_rows), dtype=code_dtype),
+        np.arange(n_rows, dtype=row_index_dtype(n_rows)),
         gathered,
         bool(unit_weights),
         sorted_codes,
@@ -1589,21 +1593,29 @@ def own_sorted_scan(sorted_scan, n_rows):
     own = np.empty((1, 2, n_rows if gathered.shape[2] else 0))
     if unit_weights:
         own[0, 0, :] = 1.0
-    return (np.empty((1, n_rows), dtype=np.int64), identity, own, unit_weights, sorted_codes)
+    keys = np.empty((1, n_rows), dtype=sorted_scan[0].dtype)
+    return (keys, identity, own, unit_weights, sorted_codes)
 
 
 @njit(cache=True)
-def _thread_scan(sorted_scan, thread):
-    """Thread ``thread``'s part of ``sorted_scan`` (empty when None or when it has
-    no row for that thread; the presorted codes whenever it has them)."""
+def _thread_scan(sorted_scan, thread, codes, n_node, presorted):
+    """Thread ``thread``'s part of ``sorted_scan`` for a node of ``n_node`` rows;
+    where it is None or has no room for the node on that thread, buffers of the same types
+    (:func:`sorted_scan_buffers`' for the code matrix ``codes``) made for the node
+    when features are ``presorted``, else of no rows; the presorted codes whenever
+    it has them."""
+    n_own = n_node if presorted else 0
     if sorted_scan is None:
         return (
-            np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64), np.empty((2, 0)), False,
-            np.empty((0, 0), dtype=np.int32),
+            np.empty(n_own, dtype=codes.dtype), np.arange(n_own).astype(np.int32),
+            np.empty((2, n_own)), False, np.empty((0, 0), dtype=np.int32),
         )  # fmt: skip
-    if thread >= sorted_scan[0].shape[0]:
-        return (np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64), np.empty((2, 0)),
-                False, sorted_scan[4])  # fmt: skip
+    if thread >= sorted_scan[0].shape[0] or sorted_scan[2].shape[2] < n_own:
+        return (
+            np.empty(n_own, dtype=sorted_scan[0].dtype),
+            np.arange(n_own).astype(sorted_scan[1].dtype), np.empty((2, n_own)), False,
+            sorted_scan[4],
+        )  # fmt: skip
     return (sorted_scan[0][thread], sorted_scan[1], sorted_scan[2][thread], sorted_scan[3],
             sorted_scan[4])  # fmt: skip
 
@@ -1682,7 +1694,12 @@ def find_best_split(
     local = np.empty((2 + N_CUT_ROWS, n_node if small else 0))  # targets; cut_rows
     if small:
         gather_targets(rows, start, end, y_class, y_value, weight, is_classification, local)
-    scan = _thread_scan(sorted_scan, 0)
+    # A small node's feature in code order: its codes, its rows' places in the node.
+    small_sort = (
+        np.empty(n_node if small else 0, dtype=codes.dtype),
+        np.empty(n_node if small else 0, dtype=np.int32),
+    )
+    scan = _thread_scan(sorted_scan, 0, codes, n_node, sorted_rows.shape[0] > 0)
     out[OUT_GAIN] = -np.inf
     out[OUT_FEATURE] = -1.0
     n_visited = 0
@@ -1697,8 +1714,8 @@ def find_best_split(
                 f, codes, rows, start, end, y_class, y_value, weight, is_classification,
                 criterion, n_codes, is_nominal, node_hist, node_hist_offsets, node_stats,
                 parent_cost, min_count, min_weight, hist_ratio, scratch_hist, scratch_codes,
-                sorted_rows, sorted_slot, skip_missing, small, local, work, best, out,
-                whole_weights, scan,
+                sorted_rows, sorted_slot, skip_missing, small, local, small_sort, work, best,
+                out, whole_weights, scan,
             )  # fmt: skip
             if n_present >= 2:
                 n_visited += 1
@@ -1721,7 +1738,7 @@ def evaluate_numeric_feature(
     f, codes, rows, start, end, y_class, y_value, weight, is_classification, criterion,
     n_codes, is_nominal, node_hist, node_hist_offsets, node_stats, parent_cost, min_count,
     min_weight, hist_ratio, scratch_hist, scratch_codes, sorted_rows, sorted_slot, skip_missing,
-    small, local, work, best, out, whole_weights, sorted_scan,
+    small, local, small_sort, work, best, out, whole_weights, sorted_scan,
 ):  # fmt: skip
     """Best threshold of numeric feature ``f`` at the node, kept in ``out`` when it
     wins under the tie rule (:func:`keep_if_better`); returns the number of
@@ -1735,12 +1752,14 @@ def evaluate_numeric_feature(
     ``unit_weights``: ones already) and targets are first gathered in code order, then
     scanned in sequence: gathering is independent reads, which the processor
     overlaps, where a scan reading each row's targets at its place waits on
-    every one (at 800k rows, 21-35 ns per row against about 10). Empty
-    buffers: the scan reads them in place.
+    every one (at 800k rows, 21-35 ns per row against about 10). The buffers
+    have rows for the node whenever a feature has presorted rows
+    (:func:`_thread_scan`).
 
     A small node (``small``: its targets gathered in the first two rows of
     ``local`` by :func:`gather_targets`, :data:`N_CUT_ROWS` rows of scratch
-    below them) without a kept histogram is scanned straight from
+    below them; ``small_sort``, two arrays of at least the node's rows, of the
+    code matrix's type and int32) without a kept histogram is scanned straight from
     its rows in code order (:func:`scan_sorted_rows`); otherwise the statistics
     come from :func:`fill_feature_histogram` and :func:`scan_threshold` scans them.
     ``work``: 5 scratch rows of channels; ``best``: 4 slots; ``whole_weights`` as
@@ -1751,8 +1770,8 @@ def evaluate_numeric_feature(
     work_rows = (work[0], work[1], work[2], work[3], work[4])
     compact = node_hist_offsets[f] < 0 and n_bins > hist_ratio * n_node
     if small and node_hist_offsets[f] < 0:
-        keys = scratch_codes[:n_node]
-        order = scratch_codes[n_node : 2 * n_node]
+        keys = small_sort[0][:n_node]
+        order = small_sort[1][:n_node]
         _sort_small_node(f, codes, rows, start, end, sorted_slot[f] >= 0 and compact, keys, order)
         n_present = scan_sorted_rows(
             keys, order, n_node, n_codes[f], local[0], local[1], local[1], is_classification,
@@ -1765,31 +1784,24 @@ def evaluate_numeric_feature(
         slot = sorted_slot[f]
         ordered = sorted_rows[slot, start:end]
         gathered_keys, identity, gathered, unit_weights, sorted_codes = sorted_scan
-        gathers = gathered.shape[1] >= n_node
-        keys = gathered_keys[:n_node] if gathers else scratch_codes[:n_node]
+        keys = gathered_keys[:n_node]
         if sorted_codes.shape[0]:
             # Kept beside the rows (partitioned with them): read in sequence.
             _copy_codes(sorted_codes[slot, start:end], keys)
         else:
             _gather_codes(codes, f, ordered, keys)
-        if gathers:
-            # (Rows of unit weight: their weights' row holds ones already.)
-            gather_targets(ordered, np.int64(0), n_node, y_class, y_value, weight,
-                           is_classification, gathered, not unit_weights)  # fmt: skip
-            # (``local[2:]`` has no columns here, the node not being small: no
-            # three-pass scan. Passed, as the small nodes' call passes it, so that
-            # the two calls share one compilation of scan_sorted_rows.)
-            n_present = scan_sorted_rows(
-                keys, identity, n_node, n_codes[f], gathered[0], gathered[1], gathered[1],
-                is_classification, node_stats, parent_cost, criterion, min_count, min_weight,
-                work_rows, best, whole_weights, local[2:], unit_weights,
-            )  # fmt: skip
-        else:
-            n_present = scan_sorted_rows(
-                keys, ordered, n_node, n_codes[f], weight, y_class, y_value, is_classification,
-                node_stats, parent_cost, criterion, min_count, min_weight, work_rows, best,
-                whole_weights,
-            )  # fmt: skip
+        # (Rows of unit weight: their weights' row holds ones already.)
+        gather_targets(ordered, np.int64(0), n_node, y_class, y_value, weight,
+                       is_classification, gathered, not unit_weights)  # fmt: skip
+        # (``local[2:]`` has no columns here, the node not being small: no
+        # three-pass scan. Passed, as the small nodes' call passes it, and the
+        # keys and positions of local mode's types, so that every call shares
+        # one compilation of scan_sorted_rows.)
+        n_present = scan_sorted_rows(
+            keys, identity, n_node, n_codes[f], gathered[0], gathered[1], gathered[1],
+            is_classification, node_stats, parent_cost, criterion, min_count, min_weight,
+            work_rows, best, whole_weights, local[2:], unit_weights,
+        )  # fmt: skip
     else:
         path, n_known = fill_feature_histogram(
             f, codes, rows, start, end, y_class, y_value, weight, is_classification, n_codes,
@@ -1817,7 +1829,8 @@ def _gather_codes(codes, f, ordered, keys):
 
 @njit(cache=True, _nrt=False)
 def _copy_codes(source, keys):
-    """``keys[i] = source[i]`` (int32 codes into the int64 keys the scans take)."""
+    """``keys[i] = source[i]`` (the presorted runs' codes, of the row index type,
+    into keys of the code matrix's)."""
     for i in range(source.shape[0]):
         keys[i] = source[i]
 
@@ -1843,11 +1856,8 @@ def _search_one_of_many(
     presorted = not is_nominal[f] and not kept and not skip_missing and sorted_slot[f] >= 0
     n_rows = 1 if kept or presorted else (n_node + 1 if compact else n_bins)
     scratch_hist = np.empty((n_rows, n_channels))
-    scan = _thread_scan(sorted_scan, get_thread_id())
-    has_scan = scan[2].shape[1] >= n_node
-    scratch_codes = np.empty(
-        0 if presorted and has_scan else scratch_codes_size(n_node, n_bins), dtype=np.int64
-    )
+    scan = _thread_scan(sorted_scan, get_thread_id(), codes, n_node, presorted)
+    scratch_codes = np.empty(0 if presorted else scratch_codes_size(n_node, n_bins), dtype=np.int64)
     work = np.empty((5, n_channels))
     if not is_nominal[f]:
         # The serial search's path (rows in code order scanned straight from
@@ -1860,8 +1870,9 @@ def _search_one_of_many(
             f, codes, rows, start, end, y_class, y_value, weight, is_classification,
             criterion, n_codes, is_nominal, node_hist, node_hist_offsets, node_stats,
             parent_cost, min_count, min_weight, hist_ratio, scratch_hist, scratch_codes,
-            sorted_rows, sorted_slot, skip_missing, np.bool_(False), np.empty((2, 0)), work,
-            best, own_out, whole_weights, scan,
+            sorted_rows, sorted_slot, skip_missing, np.bool_(False), np.empty((2, 0)),
+            (np.empty(0, dtype=codes.dtype), np.empty(0, dtype=np.int32)), work, best,
+            own_out, whole_weights, scan,
         )  # fmt: skip
     return evaluate_feature(
         f, codes, rows, start, end, y_class, y_value, weight, is_classification, criterion,
