@@ -538,7 +538,7 @@ def radix_sort_keys(values, keys, index, keys_spare, index_spare):
     sign = np.uint64(1) << np.uint64(63)
     infinity = np.uint64(0x7FF0000000000000)
     counts = np.zeros((N_DIGITS, 1 << DIGIT_BITS), dtype=np.int64)
-    n_known = 0
+    n_known = np.int64(0)  # (np.int64: a literal 0 would compile _radix_passes again)
     for i in range(values.shape[0]):
         b = np.float64(values[i]).view(np.uint64)
         n_known = _add_key(b, sign, infinity, i, keys, index, n_known, counts)
@@ -576,7 +576,7 @@ def radix_sort_float32_keys(values, keys, index, keys_spare, index_spare):
     sign = np.uint32(0x80000000)
     infinity = np.uint32(0x7F800000)
     counts = np.zeros((N_DIGITS_32, 1 << DIGIT_BITS), dtype=np.int64)
-    n_known = 0
+    n_known = np.int64(0)  # (as in radix_sort_keys)
     for i in range(values.shape[0]):
         b = np.float32(values[i]).view(np.uint32)
         n_known = _add_key(b, sign, infinity, i, keys, index, n_known, counts)

@@ -134,7 +134,9 @@ def _load(codes, rows, start, end, y_class, y_value, weight, is_classification, 
     local_keys = ws[1][0]
     local_order = ws[2][0]
     m = end - start
-    gather_targets(rows, start, end, y_class, y_value, weight, is_classification, targets)
+    # (np.bool_ with_weights, as the other calls pass a variable: one compilation.)
+    gather_targets(rows, start, end, y_class, y_value, weight, is_classification, targets,
+                   np.bool_(True))  # fmt: skip
     for i in range(m):
         node_rows[i] = i
     if sorted_rows.shape[0]:

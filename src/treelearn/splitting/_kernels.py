@@ -889,7 +889,7 @@ def _scan_sorted_values(keys, order, m, missing_code, row_weight, row_value, tot
     prev = NO_CODE
     i = 0
     while i < n_known:
-        code = keys[i]
+        code = np.int64(keys[i])  # (int64 as the histograms' codes: cut helpers compiled once)
         group = zero
         while i < n_known and keys[i] == code:
             group = value_row_added(group, np.uint64(order[i]), row_weight, row_value)
@@ -1053,13 +1053,13 @@ def value_cut_pairs_inlined(keys_a, order_a, keys_b, order_b, m, row_value, tota
     group_s_a = 0.0
     group_sq_a = 0.0
     stays_a = 1.0
-    n_cuts_a = 0
+    n_cuts_a = np.int64(0)  # (np.int64: a literal 0 would compile _keep_first_best_cut again)
     left_s_b = 0.0
     left_sq_b = 0.0
     group_s_b = 0.0
     group_sq_b = 0.0
     stays_b = 1.0
-    n_cuts_b = 0
+    n_cuts_b = np.int64(0)
     cut_a[5, 0] = keys_a[0]
     cut_b[5, 0] = keys_b[0]
     for i in range(m - 1):
@@ -1287,7 +1287,7 @@ def _scan_sorted_whole_gini(keys, order, m, missing_code, row_weight, row_class,
     prev = NO_CODE
     i = 0
     while i < n_known:
-        code = keys[i]
+        code = np.int64(keys[i])  # (int64 as the histograms' codes: cut helpers compiled once)
         n_present += 1
         if prev >= 0:
             _try_gini_cut(prev, code, n_left, w_left, squares, counts, weights, has_missing,
@@ -1496,8 +1496,10 @@ def scan_sorted_rows(
     n_known = m
     while n_known > 0 and keys[n_known - 1] == missing_code:
         n_known -= 1
+    # (Positions as uint64, as local mode's partition passes them: one compilation.)
     for i in range(n_known, m):
-        add_gathered_row(missing, order[i], row_weight, row_class, row_value, is_classification)
+        add_gathered_row(missing, np.uint64(order[i]), row_weight, row_class, row_value,
+                         is_classification)  # fmt: skip
     has_missing = n_known < m
     best[0] = -np.inf
     best[1] = -1.0
@@ -1507,10 +1509,11 @@ def scan_sorted_rows(
     prev = NO_CODE
     i = 0
     while i < n_known:
-        code = keys[i]
+        code = np.int64(keys[i])  # (int64 as the histograms' codes: cut helpers compiled once)
         group[:] = 0.0
         while i < n_known and keys[i] == code:
-            add_gathered_row(group, order[i], row_weight, row_class, row_value, is_classification)
+            add_gathered_row(group, np.uint64(order[i]), row_weight, row_class, row_value,
+                             is_classification)  # fmt: skip
             i += 1
         n_present += 1
         if prev >= 0:
@@ -1693,7 +1696,9 @@ def find_best_split(
     work = np.empty((5, node_stats.shape[0]))
     local = np.empty((2 + N_CUT_ROWS, n_node if small else 0))  # targets; cut_rows
     if small:
-        gather_targets(rows, start, end, y_class, y_value, weight, is_classification, local)
+        # (np.bool_ with_weights, as the other calls pass a variable: one compilation.)
+        gather_targets(rows, start, end, y_class, y_value, weight, is_classification, local,
+                       np.bool_(True))  # fmt: skip
     # A small node's feature in code order: its codes, its rows' places in the node.
     small_sort = (
         np.empty(n_node if small else 0, dtype=codes.dtype),
