@@ -511,9 +511,8 @@ def _copy_row(source, k, target, t):
 
 
 @njit(cache=True)
-def draw_order(rng, order):
-    """``order[:] = rng.permutation(order.shape[0])`` (the loop's draw, in place; the
-    one call of ``rng.permutation`` in the numba loop's kernels)."""
+def _draw_order(rng, order):
+    """``order[:] = rng.permutation(order.shape[0])`` (the loop's draw, in place)."""
     order[:] = rng.permutation(order.shape[0])
 
 
@@ -630,7 +629,7 @@ def grow_local(data, search, rng, limits, thresholds, tables, ws, root, start, e
             child_found[k] = False
             if child_may_split[k]:
                 if drawn:
-                    draw_order(rng, order)
+                    _draw_order(rng, order)
                 child_found[k] = _search_local(
                     ws, search, order, limits, criterion, is_classification, bounds[k],
                     bounds[k + 1], 1 - source, child_stats, k, child_weight[k], best, child_out,

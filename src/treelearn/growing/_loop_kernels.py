@@ -66,7 +66,6 @@ from treelearn._dtypes import N_REGRESSION_CHANNELS, NO_CHILD
 from treelearn.growing._local_kernels import (
     LOCAL_MAX_ROWS,
     copy_node_codes,
-    draw_order,
     grow_local,
     local_mode_pays,
     local_workspace,
@@ -174,9 +173,7 @@ def _search(data, search, rng, limits, parallel_min_rows, start, end, stats, nod
     n_features = all_features.shape[0]
     order = all_features
     if max_features < n_features:
-        # (Drawn by local mode's kernel: numba compiles rng.permutation once.)
-        order = np.empty(n_features, dtype=np.int64)
-        draw_order(rng, order)
+        order = rng.permutation(n_features)
     if (
         parallel_min_rows is not None
         and max_features >= n_features
