@@ -1751,9 +1751,9 @@ def evaluate_numeric_feature(
 
     A feature with presorted rows (and no kept histogram) is scanned straight
     from them. With ``sorted_scan = (keys, identity, targets, unit_weights,
-    sorted_codes)`` (scratch of at least the node's rows: int64 keys, ``arange``,
-    and two rows of floats; :func:`sorted_scan_buffers`) the rows' codes (read in
-    sequence from ``sorted_codes`` when it has rows), weights (unless
+    sorted_codes)`` (scratch of at least the node's rows: keys of the code matrix's
+    type, ``arange``, and two rows of floats; :func:`sorted_scan_buffers`) the rows'
+    codes (read in sequence from ``sorted_codes`` when it has rows), weights (unless
     ``unit_weights``: ones already) and targets are first gathered in code order, then
     scanned in sequence: gathering is independent reads, which the processor
     overlaps, where a scan reading each row's targets at its place waits on
