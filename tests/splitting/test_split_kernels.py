@@ -569,10 +569,14 @@ def test_gathered_scan_of_unit_weights_is_the_histograms_split(data, min_count):
 def test_unit_weight_buffers_hold_ones_and_say_so():
     sorted_codes = np.zeros((2, 5), dtype=np.int32)
     buffers = K.sorted_scan_buffers(2, 5, np.uint8, unit_weights=True, sorted_codes=sorted_codes)
-    _, identity, gathered, unit_weights, codes = buffers
+    keys, identity, gathered, unit_weights, codes = buffers
     assert unit_weights is True and gathered.shape == (2, 2, 5) and codes is sorted_codes
+    # Keys of the code matrix's type and int32 positions, as local mode's: every
+    # call of scan_sorted_rows shares one compilation.
+    assert keys.dtype == np.uint8 and identity.dtype == np.int32
     np.testing.assert_array_equal(gathered[:, 0], 1.0)
     own = K.own_sorted_scan(buffers, 3)
+    assert own[0].dtype == np.uint8
     assert own[3] and own[2].shape == (1, 2, 3) and np.shares_memory(own[1], identity)
     assert np.shares_memory(own[4], sorted_codes)
     np.testing.assert_array_equal(own[2][0, 0], 1.0)
