@@ -30,6 +30,7 @@ import sys
 
 from treelearn import __version__
 from treelearn.cli import datasets, evaluate, explain, fit, predict, show
+from treelearn.cli.compile_notice import compile_notice
 from treelearn.cli.tables import CliError
 from treelearn.exceptions import TreelearnError
 
@@ -86,7 +87,8 @@ def main(argv=None):
     except SystemExit as exit_:  # --help, --version and usage errors
         return exit_.code if isinstance(exit_.code, int) else EXIT_USAGE
     try:
-        status = args.run(args)
+        with compile_notice():  # (a line on a terminal while numba compiles, first runs)
+            status = args.run(args)
         sys.stdout.flush()  # a closed pipe shows here, not at exit
         return status
     except (CliError, TreelearnError) as error:
