@@ -220,6 +220,7 @@ def test_bad_parameters(tennis, params, message):
 
 
 @pytest.mark.parametrize("data", ["watermelon", "tennis", "random"])
+@pytest.mark.usefixtures("numba_loop_at_any_size")  # (the tables of 14-17 rows)
 def test_numba_loop_records_the_python_loops_tables(data, watermelon, tennis, monkeypatch):
     """ID3 grows on the numba loop and makes its split records from the Tree
     afterwards: the same nodes, tables and features as the Python loop records."""
@@ -240,7 +241,6 @@ def test_numba_loop_records_the_python_loops_tables(data, watermelon, tennis, mo
     monkeypatch.setattr(
         loop_kernels, "grow_depth_first", lambda *args: calls.append(1) or kernel(*args)
     )
-    monkeypatch.setattr(grower_module, "NUMBA_LOOP_MIN_ROWS", 0)  # (the tables of 14-17 rows)
     fast = ID3Classifier(n_jobs=1, **params).fit(X, y)
     assert calls == [1]
     monkeypatch.setattr(grower_module, "FAST_LOOP", False)

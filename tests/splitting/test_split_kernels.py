@@ -585,6 +585,35 @@ def test_unit_weight_buffers_hold_ones_and_say_so():
     assert K.own_sorted_scan(K.sorted_scan_buffers(1, 0, np.uint8), 3)[2].shape == (1, 2, 0)
 
 
+def test_a_thread_without_room_scans_a_node_in_buffers_of_the_same_types():
+    """``_thread_scan``: a thread's own rows of the buffers where they hold the node;
+    else (no buffers, a thread beyond them, too few rows) buffers made for the node
+    where features are presorted, of the same types, weights to be gathered; none
+    otherwise."""
+    codes = np.zeros((6, 2), dtype=np.uint16)
+    sorted_codes = np.zeros((1, 6), dtype=np.int32)
+    buffers = K.sorted_scan_buffers(1, 6, codes.dtype, unit_weights=True, sorted_codes=sorted_codes)
+    mine = K._thread_scan(buffers, 0, codes, 4, True)
+    assert np.shares_memory(mine[0], buffers[0]) and np.shares_memory(mine[2], buffers[2])
+    assert mine[3] is True
+    small = K.sorted_scan_buffers(1, 3, codes.dtype, sorted_codes=sorted_codes)
+    for sorted_scan, thread in ((None, 0), (buffers, 1), (small, 0)):
+        keys, positions, targets, unit_weights, kept_codes = K._thread_scan(
+            sorted_scan, thread, codes, 4, True
+        )
+        assert keys.shape == (4,) and keys.dtype == np.uint16
+        np.testing.assert_array_equal(positions, np.arange(4, dtype=np.int32), strict=True)
+        assert targets.shape == (2, 4) and unit_weights is False
+        assert kept_codes.shape == ((0, 0) if sorted_scan is None else (1, 6))
+        # No presorted features: nothing is gathered, no rows are made (a thread with
+        # rows of the buffers gets them, as ever).
+        unused = K._thread_scan(sorted_scan, thread, codes, 4, False)[2]
+        if sorted_scan is small:
+            assert np.shares_memory(unused, small[2])
+        else:
+            assert unused.shape == (2, 0)
+
+
 @SETTINGS
 @given(data=node_data(task="any"), min_count=st.sampled_from([1, 2, 3]))
 def test_histogram_and_sorted_paths_agree(data, min_count):
