@@ -52,6 +52,7 @@ def find_split(
     feature_order=None,
     max_features=None,
     pad=3,
+    absent_kinds_none=True,
 ):
     """Run ``find_best_split`` on the node ``node_rows``; return its answer as a dict.
 
@@ -64,6 +65,10 @@ def find_split(
     (the same, gathered into ``sorted_scan`` buffers), ``"coded"`` (gathered,
     the codes copied from presorted codes kept beside the rows) or
     ``"coded_in_place"`` (those codes, ``sorted_scan`` buffers of no rows).
+
+    ``absent_kinds_none``: as the grower passes them, the masks are None where no
+    feature is nominal and ``sorted_scan`` where none is numeric (numba then leaves
+    that kind's search out); False: arrays, as for a mix of kinds.
     """
     n, n_features = codes.shape
     classification = n_classes > 0
@@ -115,7 +120,9 @@ def find_split(
     # (A search that finds no split writes only the gain and the feature: the other
     # slots read -1 then, not whatever an empty array held, which could be NaN.)
     out = np.full(K.N_OUT, -1.0)
+    any_nominal = bool(np.any(is_nominal))
     out_mask = np.zeros(max_bins + 1, dtype=np.uint8)
+    masks_given = any_nominal or not absent_kinds_none
     available = {
         "codes": codes,
         "rows": rows,
@@ -143,12 +150,15 @@ def find_split(
         "hist_ratio": float(hist_ratio),
         "scratch_hist": np.empty((max_bins + 1, n_channels)),
         "scratch_codes": np.empty(K.scratch_codes_size(n, max_bins), dtype=np.int64),
-        "scratch_mask": np.zeros(max_bins + 1, dtype=np.uint8),
+        "scratch_mask": np.zeros(max_bins + 1, dtype=np.uint8) if masks_given else None,
         "out": out,
-        "out_mask": out_mask,
+        "out_mask": out_mask if masks_given else None,
         "sorted_rows": sorted_rows,
         "sorted_slot": sorted_slot,
     }
+    if not np.all(is_nominal) or not absent_kinds_none:
+        # Buffers of no rows: a node's presorted rows are gathered into its own.
+        available["sorted_scan"] = K.sorted_scan_buffers(1, 0, codes.dtype)
     if path in ("gathered", "gathered_unit"):  # presorted rows gathered in code order
         # ("gathered_unit": weights all 1, only the targets gathered)
         available["sorted_scan"] = K.sorted_scan_buffers(1, n, codes.dtype, path == "gathered_unit")
@@ -587,7 +597,7 @@ def test_unit_weight_buffers_hold_ones_and_say_so():
 
 def test_a_thread_without_room_scans_a_node_in_buffers_of_the_same_types():
     """``_thread_scan``: a thread's own rows of the buffers where they hold the node;
-    else (no buffers, a thread beyond them, too few rows) buffers made for the node
+    else (buffers of no rows, a thread beyond them, too few rows) buffers made for the node
     where features are presorted, of the same types, weights to be gathered; none
     otherwise."""
     codes = np.zeros((6, 2), dtype=np.uint16)
@@ -597,14 +607,15 @@ def test_a_thread_without_room_scans_a_node_in_buffers_of_the_same_types():
     assert np.shares_memory(mine[0], buffers[0]) and np.shares_memory(mine[2], buffers[2])
     assert mine[3] is True
     small = K.sorted_scan_buffers(1, 3, codes.dtype, sorted_codes=sorted_codes)
-    for sorted_scan, thread in ((None, 0), (buffers, 1), (small, 0)):
+    no_rows = K.sorted_scan_buffers(1, 0, codes.dtype)
+    for sorted_scan, thread in ((no_rows, 0), (buffers, 1), (small, 0)):
         keys, positions, targets, unit_weights, kept_codes = K._thread_scan(
             sorted_scan, thread, codes, 4, True
         )
         assert keys.shape == (4,) and keys.dtype == np.uint16
         np.testing.assert_array_equal(positions, np.arange(4, dtype=np.int32), strict=True)
         assert targets.shape == (2, 4) and unit_weights is False
-        assert kept_codes.shape == ((0, 0) if sorted_scan is None else (1, 6))
+        assert kept_codes.shape == ((0, 0) if sorted_scan is no_rows else (1, 6))
         # No presorted features: nothing is gathered, no rows are made (a thread with
         # rows of the buffers gets them, as ever).
         unused = K._thread_scan(sorted_scan, thread, codes, 4, False)[2]
@@ -644,6 +655,59 @@ def test_histogram_and_sorted_paths_agree(data, min_count):
             assert other[key] == by_hist[key], (key, by_hist, other)
         n_bins = data["n_codes"][by_hist["feature"]] + 1
         np.testing.assert_array_equal(other["mask"][:n_bins], by_hist["mask"][:n_bins])
+
+
+@SETTINGS
+@given(
+    data=st.one_of(node_data(kinds=("numeric",)), node_data(kinds=("nominal",))),
+    min_count=st.sampled_from([1, 2]),
+    hist_ratio=st.sampled_from([HIST_ALWAYS, SORT_ALWAYS]),
+)
+def test_a_kind_of_feature_absent_searched_without_its_buffers_finds_the_same_split(
+    data, min_count, hist_ratio
+):
+    """Numeric features only, with no masks; nominal only, with no ``sorted_scan``
+    (each None: numba compiles the search without that kind's code): the split the
+    search with every buffer (the compilation for a mix of kinds) finds."""
+    args = (
+        data["codes"],
+        data["n_codes"],
+        data["is_nominal"],
+        data["y"],
+        data["weight"],
+        data["node_rows"],
+        data["criterion"],
+        data["n_classes"],
+    )
+    without = find_split(*args, min_count=min_count, hist_ratio=hist_ratio)
+    every = find_split(*args, min_count=min_count, hist_ratio=hist_ratio, absent_kinds_none=False)
+    for key in ("gain", "feature", "left_code", "right_code", "missing_left", "is_subset"):
+        np.testing.assert_array_equal(without[key], every[key])
+    np.testing.assert_array_equal(without["mask"], every["mask"])
+
+
+@pytest.mark.parametrize("missing", ["sorted_scan", "out_mask"])
+def test_a_feature_without_the_buffers_of_its_kind_is_an_error_not_skipped(missing):
+    """A numeric feature searched with ``sorted_scan`` None, or a nominal one with the
+    masks None, stops the search (the grower never does either): skipping it would
+    silently grow another tree."""
+    codes = np.array([[0, 0], [1, 1], [0, 1], [1, 0]], dtype=np.uint8, order="F")
+    is_nominal = np.array([missing == "out_mask", missing == "out_mask"])
+    y = np.array([0, 1, 0, 1], dtype=np.int64)
+    node_stats = np.array([4.0, 2.0, 2.0])
+    scan = None if missing == "sorted_scan" else K.sorted_scan_buffers(1, 0, codes.dtype)
+    with pytest.raises(
+        AssertionError, match=f"a {'numeric' if missing == 'sorted_scan' else 'nominal'} feature"
+    ):
+        K.find_best_split(
+            codes, np.arange(4, dtype=np.intp), 0, 4, y, np.zeros(1), np.ones(4), True,
+            criterion_id("gini", True), 2, np.arange(2, dtype=np.int64), 2,
+            np.array([2, 2], dtype=np.int64), is_nominal, np.zeros((0, 3)),
+            np.full(2, -1, dtype=np.int64), node_stats, 1, 0.0, HIST_ALWAYS, np.empty((3, 3)),
+            np.empty(K.scratch_codes_size(4, 3), dtype=np.int64), None, np.empty(K.N_OUT), None,
+            np.zeros((0, 4), dtype=np.int32), np.full(2, -1, dtype=np.int64), False, False,
+            False, scan,
+        )  # fmt: skip
 
 
 def _reference_squared_error_scan(codes, w, y, missing_code, min_count, min_weight):

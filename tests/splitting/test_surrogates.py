@@ -259,7 +259,7 @@ def call_find_best_split(node, y, n_classes, criterion, skip_missing, hist_ratio
         np.empty(K.scratch_codes_size(n, max_bins), dtype=np.int64),
         np.zeros(max_bins + 1, dtype=np.uint8),
         out, out_mask, np.zeros((0, n), dtype=np.int32), np.full(n_features, -1, dtype=np.int64),
-        skip_missing,
+        skip_missing, False, False, K.sorted_scan_buffers(1, 0, codes.dtype),
     )  # fmt: skip
     return out.copy(), out_mask
 

@@ -59,10 +59,12 @@ it. When :func:`grow_depth_first` and two wrappers around the search were kernel
 they compiled for 15 s of their own, of the 124 s of the CLI's first run (2026-12-06).
 """
 
+import numba
 import numpy as np
 from numba import literal_unroll, njit
 
 from treelearn._dtypes import N_REGRESSION_CHANNELS, NO_CHILD
+from treelearn._optional_kernels import if_present
 from treelearn.growing._local_kernels import (
     LOCAL_MAX_ROWS,
     copy_node_codes,
@@ -99,6 +101,7 @@ from treelearn.splitting._kernels import (
     find_best_split,
     find_best_split_parallel,
     own_sorted_scan,
+    presorted_codes,
 )
 from treelearn.splitting._partition_kernels import (
     largest_child,
@@ -174,6 +177,8 @@ def _search(data, search, rng, limits, parallel_min_rows, start, end, stats, nod
     order = all_features
     if max_features < n_features:
         order = rng.permutation(n_features)
+    # (None where no feature is nominal, as scratch_mask: see find_best_split.)
+    out_mask = if_present(scratch_mask, out_mask)
     if (
         parallel_min_rows is not None
         and max_features >= n_features
@@ -408,8 +413,9 @@ def grow_depth_first(data, search, rng, kept, limits, parallel_min_rows, thresho
     # A Python function calling the loop, not a kernel: numba would compile all of
     # the loop's code once more into a kernel that calls it. No node deferred.
     tables, _, _ = _grow(
-        data, search, rng, kept, limits, parallel_min_rows, thresholds, buffers,
-        no_work_space(data), n_values, n_links, _root_seed(data, kept), 0,
+        data, search, rng, kept, limits, parallel_min_rows, _threads_of(parallel_min_rows),
+        thresholds, buffers, no_work_space(data, search), n_values, n_links,
+        _root_seed(data, kept), 0,
     )  # fmt: skip
     nodes, n_nodes, category_pool, _ = tables
     return nodes, n_nodes, category_pool
@@ -433,13 +439,20 @@ def grow_top(data, search, rng, kept, limits, parallel_min_rows, thresholds, buf
     """
     # (A Python function, as grow_depth_first is.)
     tables, frontier, _ = _grow(
-        data, search, rng, kept, limits, parallel_min_rows, thresholds, buffers,
-        no_work_space(data), n_values, n_links, _root_seed(data, kept), defer_rows,
+        data, search, rng, kept, limits, parallel_min_rows, _threads_of(parallel_min_rows),
+        thresholds, buffers, no_work_space(data, search), n_values, n_links,
+        _root_seed(data, kept), defer_rows,
     )  # fmt: skip
     return tables, frontier
 
 
-@njit(cache=True)
+def _threads_of(parallel_min_rows):
+    """The threads the loop's large nodes use: numba's count, which the estimator
+    sets around the fit (1 where no node uses threads, ``parallel_min_rows`` None).
+    Read here, not in the loop: a kernel that reads it cannot be cached."""
+    return np.int64(numba.get_num_threads() if parallel_min_rows is not None else 1)
+
+
 def subtree_scratch(search, buffers, largest):
     """A thread's own ``search`` and ``buffers`` (as :func:`grow_depth_first` takes
     them) for :func:`grow_subtrees`: its split scratch, presorted-scan and partition
@@ -447,7 +460,7 @@ def subtree_scratch(search, buffers, largest):
     to each of its batches (made afresh per batch, their pages were faulted in again
     and handed back every time). The rest is shared: ``child_of_row``, whose entries
     for the rows of separate subtrees never meet, like their runs of ``rows`` and
-    ``sorted_rows``."""
+    ``sorted_rows``. (Masks and scan buffers stay None where ``search``'s are.)"""
     (
         n_codes, is_nominal, all_features, max_features, min_count, min_weight, hist_ratio,
         scratch_hist, scratch_codes, scratch_mask, sorted_rows, sorted_slot, skip_missing,
@@ -457,8 +470,9 @@ def subtree_scratch(search, buffers, largest):
         n_codes, is_nominal, all_features, max_features, min_count, min_weight, hist_ratio,
         np.empty_like(scratch_hist),
         np.empty(2 * largest + scratch_hist.shape[0] + 1, dtype=scratch_codes.dtype),
-        np.zeros_like(scratch_mask), sorted_rows, sorted_slot, skip_missing, multiway,
-        whole_weights, own_sorted_scan(sorted_scan, largest),
+        None if scratch_mask is None else np.zeros_like(scratch_mask), sorted_rows,
+        sorted_slot, skip_missing, multiway, whole_weights,
+        None if sorted_scan is None else own_sorted_scan(sorted_scan, np.int64(largest)),
     )  # fmt: skip
     child_of_row, sorted_buffer, partition_buffer, local_of_row = buffers
     own_buffers = (
@@ -522,8 +536,8 @@ def grow_subtrees(data, search, rng, kept, limits, thresholds, buffers, work_spa
             front_mask[item],
         )  # fmt: skip
         tables, _, work_space = _grow(
-            data, search, rng, kept, limits, None, thresholds, buffers, work_space, n_values,
-            n_links, seed, np.int64(0),
+            data, search, rng, kept, limits, None, np.int64(1), thresholds, buffers, work_space,
+            n_values, n_links, seed, np.int64(0),
         )  # fmt: skip
         nodes, count, category_pool, n_cat = tables
         first[i] = n_rows
@@ -538,17 +552,50 @@ def grow_subtrees(data, search, rng, kept, limits, thresholds, buffers, work_spa
     return (all_nodes, all_cat[:n_cat_rows, 0], first, n_nodes, first_cat), work_space
 
 
-@njit(cache=True)
-def no_work_space(data):
-    """The ``work_space`` of :func:`_grow` that has it make its own: no histogram
-    slot, no room for a copy of rows of ``data``, no node, no local mode rows."""
+def no_work_space(data, search):
+    """The ``work_space`` of :func:`_grow` at the start: no histogram slot, no room
+    for a copy of rows of ``data``, no node (``_grow`` makes each as it needs it),
+    and local mode's arrays for subtrees of up to :data:`LOCAL_MAX_ROWS` rows where
+    local mode can run (every feature numeric, no surrogate search: ``search`` as
+    :func:`grow_depth_first` takes it), else None: numba then leaves local mode out of
+    the loop's compilation."""
+    codes, rows, is_classification, n_classes = data[0], data[1], data[5], data[7]
+    n_codes, is_nominal, skip_missing = search[0], search[1], search[12]
     # Sizes as np.int64, not literals: numba compiles a kernel called with a literal
     # again for its value, apart from the calls that pass a variable.
     zero, one = np.int64(0), np.int64(1)
+    local = None
+    if not skip_missing and not is_nominal.any():
+        local = local_workspace(
+            codes,
+            np.int64(min(LOCAL_MAX_ROWS, rows.shape[0])),
+            np.int64(1 + n_classes if is_classification else N_REGRESSION_CHANNELS),
+            np.int64(n_codes.max() + 1),
+        )
     return (
         np.empty((0, 0, 0)), np.empty((0, 0)), _copy_space(data, zero), new_nodes(zero, one, one),
-        local_workspace(data[0], zero, _n_channels(data), zero),
+        local,
     )  # fmt: skip
+
+
+@njit(cache=True)
+def _local_rows(workspace):
+    """Rows of the largest subtree local mode's ``workspace`` holds (None: 0)."""
+    if workspace is None:
+        return np.int64(0)
+    return np.int64(workspace[3].shape[0])
+
+
+@njit(cache=True)
+def _grow_in_local_mode(workspace, data, search, rng, limits, thresholds, tables, root, start,
+                        end, depth, split, stats, local_of_row):  # fmt: skip
+    """:func:`~treelearn.growing._local_kernels.grow_local` in ``workspace``; a
+    kernel of its own so that a None ``workspace`` (see :func:`no_work_space`)
+    leaves local mode out of the loop's compilation (the loop never calls it then)."""
+    if workspace is None:
+        return tables
+    return grow_local(data, search, rng, limits, thresholds, tables, workspace, root, start,
+                      end, depth, split, stats, local_of_row)  # fmt: skip
 
 
 @njit(cache=True)
@@ -813,18 +860,19 @@ def _copied_rows(data, start, end, space):
 
 
 @njit(cache=True, nogil=True)
-def _grow(data, search, rng, kept, limits, parallel_min_rows, thresholds, buffers, work_space,
-          n_values, n_links, seed, defer_rows):  # fmt: skip
+def _grow(data, search, rng, kept, limits, parallel_min_rows, n_threads, thresholds, buffers,
+          work_space, n_values, n_links, seed, defer_rows):  # fmt: skip
     """The loop of :func:`grow_depth_first` from ``seed``, the root of what it grows:
     ``(start, end, depth, stats, hist, split, mask)``, its rows, depth, statistics,
     kept histogram (no rows: none) and, when it was searched already (a deferred
     node of :func:`grow_top`), its split (``split[OUT_GAIN]`` NaN: not searched)
     and subset mask. Nodes of fewer than ``defer_rows`` rows are deferred
-    (:func:`grow_top`). ``work_space``: ``(pool, siblings, copy_space, node_room,
-    local)``, the pool of kept histograms, the siblings' sum, the room for copies of
-    rows (:func:`_copy_space`), a node table and local mode's arrays
-    (:func:`local_workspace`) to work in (each too small, as :func:`no_work_space`'s:
-    made here).
+    (:func:`grow_top`); nodes of at least ``parallel_min_rows`` rows (None: none) use
+    ``n_threads`` threads (:func:`_threads_of`). ``work_space``: ``(pool, siblings,
+    copy_space, node_room, local)``, the pool of kept histograms, the siblings' sum,
+    the room for copies of rows (:func:`_copy_space`) and a node table to work in
+    (each too small, as :func:`no_work_space`'s: made here), and local mode's arrays
+    (:func:`local_workspace`, made by :func:`no_work_space`; None: no local mode).
 
     Returns ``(tables, frontier, work_space)``: ``tables`` and ``frontier`` as
     :func:`grow_top`, ``work_space`` as grown (for the next call to reuse). The node
@@ -838,9 +886,7 @@ def _grow(data, search, rng, kept, limits, parallel_min_rows, thresholds, buffer
     read from the copy until the stack is back below it."""
     codes, rows, y_class, y_value, weight, is_classification, criterion, _ = data
     n_codes, is_nominal, sorted_rows, multiway = search[0], search[1], search[10], search[13]
-    sorted_codes = search[15][4]
-    # (sorted_scan's keys: a row per thread that large nodes search on.)
-    n_threads = search[15][0].shape[0]
+    sorted_codes = presorted_codes(search[15])
     stored_features, stored_rows, stored_offsets, store_min_rows = kept
     child_of_row, sorted_buffer, partition_buffer, local_of_row = buffers
     seed_start, seed_end, seed_depth, seed_stats, seed_hist, seed_split, seed_mask = seed
@@ -902,12 +948,9 @@ def _grow(data, search, rng, kept, limits, parallel_min_rows, thresholds, buffer
     # (child_of_row is read only to split presorted rows, here and in local mode.)
     no_child_of_row = child_of_row[:0]
     exact_sums = is_classification and search[14]
-    # Local mode (small subtrees on local copies) needs every feature numeric.
-    local_rows = np.int64(0)
-    if not search[12] and not is_nominal.any():
-        local_rows = min(LOCAL_MAX_ROWS, rows.shape[0])
-    if workspace[3].shape[0] < local_rows or workspace[7].shape[0] < n_codes.max() + 2:
-        workspace = local_workspace(codes, local_rows, n_channels, n_codes.max() + 1)
+    # Local mode (small subtrees on local copies): subtrees of up to local_rows rows
+    # (0: none; workspace None where it cannot run, see no_work_space).
+    local_rows = _local_rows(workspace)
     # Subtrees grown on copies of their rows (COPY_MAX_BYTES): ``active`` is the data
     # the loop reads, the copy's from when the node at stack level ``copy_top`` is
     # popped until the stack is back to that level.
@@ -1029,11 +1072,11 @@ def _grow(data, search, rng, kept, limits, parallel_min_rows, thresholds, buffer
                 local_rows,
             ):  # fmt: skip
                 # A small node: its whole subtree now, in local mode.
-                nodes, n_nodes, category_pool, n_cat = grow_local(
-                    active, search, rng, limits, thresholds,
-                    (nodes, n_nodes, category_pool, n_cat), workspace,
-                    stack_int[top, S_NODE], stack_int[top, S_START], stack_int[top, S_END],
-                    stack_int[top, S_DEPTH], stack_out[top], stack_stats[top], local_of_row,
+                nodes, n_nodes, category_pool, n_cat = _grow_in_local_mode(
+                    workspace, active, search, rng, limits, thresholds,
+                    (nodes, n_nodes, category_pool, n_cat), stack_int[top, S_NODE],
+                    stack_int[top, S_START], stack_int[top, S_END], stack_int[top, S_DEPTH],
+                    stack_out[top], stack_stats[top], local_of_row,
                 )  # fmt: skip
                 continue
             if n_rows >= defer_rows:

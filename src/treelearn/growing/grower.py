@@ -467,9 +467,12 @@ class Grower:
         max_bins = int(self.n_codes.max()) + 1
         self.scratch_hist = np.empty((max_bins + 1, self.n_channels))
         self.scratch_codes = np.empty(split_kernels.scratch_codes_size(n, max_bins), dtype=np.int64)
-        self.scratch_mask = np.zeros(max_bins + 1, dtype=np.uint8)
+        # The masks of subset splits only where a feature is nominal (None: numba
+        # leaves the nominal features' search out of the split finders' compilation).
+        has_nominal = bool(dataset.is_nominal.any())
+        self.scratch_mask = np.zeros(max_bins + 1, dtype=np.uint8) if has_nominal else None
         self.out = np.empty(split_kernels.N_OUT)
-        self.out_mask = np.zeros(max_bins + 1, dtype=np.uint8)
+        self.out_mask = np.zeros(max_bins + 1, dtype=np.uint8) if has_nominal else None
         self.partition_buffer = np.empty(n, dtype=np.intp)
         self.all_features = np.arange(self.n_features, dtype=np.int64)
         # Numeric features with many codes keep their rows sorted by code in every
@@ -568,13 +571,16 @@ class Grower:
         # Whether the numba loop's large nodes use threads: the scan buffers here
         # and the loop (_grow_fast) read the one decision.
         self.large_nodes_threaded = self.n_threads > 1 and n >= PARALLEL_MIN_ROWS
-        self.sorted_scan = split_kernels.sorted_scan_buffers(
-            numba.get_num_threads() if self.large_nodes_threaded else 1,
-            n if self.sorted_features.size else 0,
-            self.codes.dtype,
-            unit_weights=not self.fractional and _are_ones(self.weight),
-            sorted_codes=self.sorted_codes,
-        )
+        # (None where no feature is numeric, as the masks above where none is nominal.)
+        self.sorted_scan = None
+        if not dataset.is_nominal.all():
+            self.sorted_scan = split_kernels.sorted_scan_buffers(
+                numba.get_num_threads() if self.large_nodes_threaded else 1,
+                n if self.sorted_features.size else 0,
+                self.codes.dtype,
+                unit_weights=not self.fractional and _are_ones(self.weight),
+                sorted_codes=self.sorted_codes,
+            )
         if self.gain_ratio:
             n_values = np.where(dataset.is_nominal, self.n_codes, 0)
             self.excluded_from_average = many_valued(n_values, n)
@@ -786,7 +792,11 @@ class Grower:
             thread = threading.get_ident()
             if thread not in work_spaces:
                 own_search, own_buffers = loop_kernels.subtree_scratch(search, buffers, largest)
-                work_spaces[thread] = (own_search, own_buffers, loop_kernels.no_work_space(data))
+                work_spaces[thread] = (
+                    own_search,
+                    own_buffers,
+                    loop_kernels.no_work_space(data, search),
+                )
             own_search, own_buffers, space = work_spaces[thread]
             subtrees, space = loop_kernels.grow_subtrees(
                 data, own_search, rng, kept, limits, thresholds, own_buffers, space, n_values,

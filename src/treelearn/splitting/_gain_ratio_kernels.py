@@ -269,10 +269,9 @@ def c45_histogram(
 ):  # fmt: skip
     """Class weights of feature ``f``'s codes at the node ``rows[start:end]``.
 
-    Returns ``(hist, bin_codes, identity, n_known)`` as
-    :func:`treelearn.splitting._kernels.feature_histogram` does (``hist[:n_known]``:
-    the known codes in increasing order, code ``i`` when ``identity``, else
-    ``bin_codes[i]``; ``hist[n_known]``: the missing rows). A nominal feature,
+    Returns ``(hist, bin_codes, identity, n_known)``: ``hist[:n_known]`` the
+    known codes in increasing order (code ``i`` when ``identity``, else
+    ``bin_codes[i]``), ``hist[n_known]`` the missing rows. A nominal feature,
     or one with at most ``hist_ratio`` codes per node row, gets a histogram of
     every code; otherwise the node's rows are read in code order:
     ``sorted_rows[sorted_slot[f], start:end]`` when the feature has a slot

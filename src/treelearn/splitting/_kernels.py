@@ -28,9 +28,11 @@ larger helpers too had cost a quarter of the first fit's compile time before.
 """
 
 import numpy as np
-from numba import get_thread_id, njit, prange
+from numba import get_thread_id, njit, prange, types
+from numba.extending import overload
 
 from treelearn._dtypes import row_index_dtype
+from treelearn._optional_kernels import if_present, row_of
 from treelearn.criteria._kernels import GINI, SQUARED_ERROR, stats_weight, weighted_impurity
 from treelearn.stats._kernels import (
     add_gathered_row,
@@ -597,10 +599,11 @@ def fill_feature_histogram(
     histogram holds them), ``HIST_BUILT`` (a histogram of every code in
     ``scratch_hist[:n_codes[f] + 1]``) or ``HIST_COMPACT`` (the codes present,
     in ``scratch_hist[:n_known + 1]``, their codes in ``scratch_codes[n_node:]``);
-    :func:`feature_histogram` turns it into arrays. The paths are described in
+    :func:`_histogram_rows` says which rows hold it. The paths are described in
     :func:`find_best_split`; ``scratch_hist`` needs ``n_codes[f] + 1`` rows for
     the histogram path and ``end - start + 1`` for the compact path,
-    ``scratch_codes`` :func:`scratch_codes_size` entries.
+    ``scratch_codes`` :func:`scratch_codes_size` entries. A compact histogram's
+    codes are ``scratch_codes[n_node : n_node + n_known]`` in increasing order.
     """
     n_node = end - start
     n_bins = n_codes[f] + 1
@@ -648,66 +651,15 @@ def _histogram_rows(path, n_known, f, n_codes, node_hist_offsets):
 
 
 @njit(cache=True)
-def _histogram_view(path, n_known, f, n_codes, node_hist, node_hist_offsets, scratch_hist,
-                    scratch_codes, n_node):  # fmt: skip
-    """``(hist, bin_codes, identity)`` of :func:`fill_feature_histogram`'s result."""
-    first, stop = _histogram_rows(path, n_known, f, n_codes, node_hist_offsets)
-    bin_codes = scratch_codes[n_node : 2 * n_node + 1]
-    if path == HIST_KEPT:
-        return node_hist[first:stop], bin_codes, True
-    return scratch_hist[first:stop], bin_codes, path == HIST_BUILT
-
-
-@njit(cache=True)
-def feature_histogram(
-    f,
-    codes,
-    rows,
-    start,
-    end,
-    y_class,
-    y_value,
-    weight,
-    is_classification,
-    n_codes,
-    is_nominal,
-    node_hist,
-    node_hist_offsets,
-    hist_ratio,
-    scratch_hist,
-    scratch_codes,
-    sorted_rows,
-    sorted_slot,
-):
-    """Statistics of feature ``f`` at the node ``rows[start:end]``, by the cheapest path.
-
-    Returns ``(hist, bin_codes, identity, n_known)``: ``hist[:n_known]`` are
-    the known codes in increasing order (code ``i`` when ``identity``, else
-    ``bin_codes[i]``) and ``hist[n_known]`` the missing rows. Scratch sizes
-    and paths as in :func:`fill_feature_histogram`.
-    """
-    path, n_known = fill_feature_histogram(
-        f, codes, rows, start, end, y_class, y_value, weight, is_classification, n_codes,
-        is_nominal, node_hist_offsets, hist_ratio, scratch_hist, scratch_codes, sorted_rows,
-        sorted_slot,
-    )  # fmt: skip
-    hist, bin_codes, identity = _histogram_view(
-        path, n_known, f, n_codes, node_hist, node_hist_offsets, scratch_hist, scratch_codes,
-        end - start,
-    )  # fmt: skip
-    return hist, bin_codes, identity, n_known
-
-
-@njit(cache=True)
 def scratch_codes_size(n_rows, max_bins):
-    """Length of the ``scratch_codes`` that :func:`feature_histogram` needs for
+    """Length of the ``scratch_codes`` that :func:`fill_feature_histogram` needs for
     nodes of up to ``n_rows`` rows and features of up to ``max_bins`` codes
     (missing included)."""
     return 2 * n_rows + max_bins + 2
 
 
 @njit(cache=True)
-def evaluate_feature(
+def evaluate_nominal_feature(
     f,
     codes,
     rows,
@@ -720,78 +672,52 @@ def evaluate_feature(
     criterion,
     n_classes,
     n_codes,
-    is_nominal,
     node_hist,
     node_hist_offsets,
     node_stats,
     parent_cost,
     min_count,
     min_weight,
-    hist_ratio,
     scratch_hist,
-    scratch_codes,
     scratch_mask,
-    sorted_rows,
-    sorted_slot,
     skip_missing,
     multiway,
     best,
-    work_rows,
-    whole_weights=False,
 ):
-    """Best split of one feature at the node (see :func:`find_best_split` for the
-    statistics paths); writes ``best`` and, for a nominal feature, ``scratch_mask``.
-
-    Scratch sizes as in :func:`feature_histogram`; ``work_rows`` holds (at least)
-    the three scratch rows of :func:`scan_threshold`. Returns the number of
-    distinct present values.
+    """Best split of nominal feature ``f`` at the node, from its histogram (the
+    node's kept one when ``node_hist_offsets[f] >= 0``, else one built now in
+    ``scratch_hist``, of at least ``n_codes[f] + 1`` rows): into two sets of
+    categories (:func:`scan_subset`, which marks them in ``scratch_mask``) or,
+    ``multiway``, a branch per category (:func:`scan_multiway`). Writes ``best``;
+    returns the number of distinct present values. (Numeric features:
+    :func:`evaluate_numeric_feature`.)
     """
     n_bins = n_codes[f] + 1
-    path, n_known = fill_feature_histogram(
-        f, codes, rows, start, end, y_class, y_value, weight, is_classification, n_codes,
-        is_nominal, node_hist_offsets, hist_ratio, scratch_hist, scratch_codes, sorted_rows,
-        sorted_slot,
-    )  # fmt: skip
-    hist, bin_codes, identity = _histogram_view(
-        path, n_known, f, n_codes, node_hist, node_hist_offsets, scratch_hist, scratch_codes,
-        end - start,
-    )  # fmt: skip
-    if is_nominal[f] and multiway:
+    first = node_hist_offsets[f]
+    if first >= 0:
+        hist = node_hist[first : first + n_bins]
+    else:
+        hist = scratch_hist[:n_bins]
+        build_histogram(
+            codes[:, f], rows, start, end, y_class, y_value, weight, is_classification, hist
+        )
+    if multiway:
         return scan_multiway(
             hist, n_bins, node_stats, parent_cost, criterion, min_count, min_weight, best
         )
-    if is_nominal[f]:
-        return scan_subset(
-            hist,
-            n_bins,
-            node_stats,
-            parent_cost,
-            criterion,
-            is_classification,
-            n_classes,
-            min_count,
-            min_weight,
-            best,
-            scratch_mask,
-            skip_missing,
-        )
-    return scan_threshold(
+    return scan_subset(
         hist,
-        bin_codes,
-        identity,
-        n_known,
+        n_bins,
         node_stats,
         parent_cost,
         criterion,
         is_classification,
+        n_classes,
         min_count,
         min_weight,
         best,
-        work_rows[0],
-        work_rows[1],
-        work_rows[2],
+        scratch_mask,
         skip_missing,
-        whole_weights,
     )
 
 
@@ -1587,6 +1513,20 @@ def sorted_scan_buffers(n_threads, n_rows, code_dtype, unit_weights=False, sorte
     )
 
 
+def presorted_codes(sorted_scan):
+    """The presorted rows' codes of :func:`sorted_scan_buffers` (its fifth entry), or
+    an int32 array of no rows where ``sorted_scan`` is None (no numeric feature).
+    Callable only from kernels."""
+    raise NotImplementedError("presorted_codes is called from numba kernels only")
+
+
+@overload(presorted_codes)
+def _presorted_codes(sorted_scan):
+    if isinstance(sorted_scan, types.NoneType):
+        return lambda sorted_scan: np.empty((0, 0), dtype=np.int32)
+    return lambda sorted_scan: sorted_scan[4]
+
+
 @njit(cache=True)
 def own_sorted_scan(sorted_scan, n_rows):
     """One thread's :func:`sorted_scan_buffers` for nodes of up to ``n_rows`` rows,
@@ -1602,14 +1542,11 @@ def own_sorted_scan(sorted_scan, n_rows):
 
 @njit(cache=True)
 def _thread_scan(sorted_scan, thread, codes, n_node, presorted):
-    """Thread ``thread``'s part of ``sorted_scan`` for a node of ``n_node`` rows;
-    where it is None or has no room for the node on that thread,
-    :func:`_node_scan_buffers` (of the node's rows when features are ``presorted``,
-    else of none); the presorted codes whenever it has them."""
+    """Thread ``thread``'s part of ``sorted_scan`` for a node of ``n_node`` rows; where
+    it has no room for the node on that thread, :func:`_node_scan_buffers` (of the
+    node's rows when features are ``presorted``, else of none); the presorted codes
+    whenever it has them."""
     n_own = n_node if presorted else 0
-    if sorted_scan is None:
-        no_codes = np.empty((0, 0), dtype=np.int32)
-        return _node_scan_buffers(codes, n_own, np.empty(0, dtype=np.int32), no_codes)
     if thread >= sorted_scan[0].shape[0] or sorted_scan[2].shape[2] < n_own:
         return _node_scan_buffers(codes, n_own, sorted_scan[1], sorted_scan[4])
     return (sorted_scan[0][thread], sorted_scan[1], sorted_scan[2][thread], sorted_scan[3],
@@ -1688,28 +1625,33 @@ def find_best_split(
     :data:`WHOLE_WEIGHT_LIMIT` (see :func:`scan_sorted_rows`).
 
     ``sorted_scan``: :func:`sorted_scan_buffers` (its first thread's rows are
-    used), or None (see :func:`evaluate_numeric_feature`).
+    used; see :func:`evaluate_numeric_feature`).
 
     Writes the slots ``OUT_*`` of ``out`` (gain -inf when no split satisfies
     the leaf constraints) and, for a subset split, ``out_mask`` as
-    :func:`scan_subset` marks it.
+    :func:`scan_subset` marks it (``scratch_mask``: as large, its scratch).
+
+    Where no feature is numeric, ``sorted_scan`` may be None, and where none is
+    nominal, ``out_mask`` and ``scratch_mask``: numba then leaves the search of
+    that kind of feature out of the compilation (:mod:`treelearn._optional_kernels`).
     """
     n_node = end - start
     small = n_node <= SMALL_NODE_MAX_ROWS and not skip_missing
     parent_cost = weighted_impurity(node_stats, criterion)
     best = np.empty(4)
     work = np.empty((5, node_stats.shape[0]))
-    local = np.empty((2 + N_CUT_ROWS, n_node if small else 0))  # targets; cut_rows
-    if small:
-        # (np.bool_ with_weights, as the other calls pass a variable: one compilation.)
-        gather_targets(rows, start, end, y_class, y_value, weight, is_classification, local,
-                       np.bool_(True))  # fmt: skip
-    # A small node's feature in code order: its codes, its rows' places in the node.
-    small_sort = (
-        np.empty(n_node if small else 0, dtype=codes.dtype),
-        np.empty(n_node if small else 0, dtype=np.int32),
-    )
-    scan = _thread_scan(sorted_scan, 0, codes, n_node, sorted_rows.shape[0] > 0)
+    if sorted_scan is not None:
+        local = np.empty((2 + N_CUT_ROWS, n_node if small else 0))  # targets; cut_rows
+        if small:
+            # (np.bool_ with_weights, as the other calls pass a variable: one compilation.)
+            gather_targets(rows, start, end, y_class, y_value, weight, is_classification,
+                           local, np.bool_(True))  # fmt: skip
+        # A small node's feature in code order: its codes, its rows' places in the node.
+        small_sort = (
+            np.empty(n_node if small else 0, dtype=codes.dtype),
+            np.empty(n_node if small else 0, dtype=np.int32),
+        )
+        scan = _thread_scan(sorted_scan, 0, codes, n_node, sorted_rows.shape[0] > 0)
     out[OUT_GAIN] = -np.inf
     out[OUT_FEATURE] = -1.0
     n_visited = 0
@@ -1718,6 +1660,8 @@ def find_best_split(
             break
         f = feature_order[j]
         if not is_nominal[f]:
+            if sorted_scan is None:
+                raise AssertionError("find_best_split: a numeric feature, no sorted_scan")
             # (Numeric features: one call without reference counting, which keeps
             # the best split in ``out`` itself.)
             n_present = evaluate_numeric_feature(
@@ -1730,12 +1674,12 @@ def find_best_split(
             if n_present >= 2:
                 n_visited += 1
             continue
-        n_present = evaluate_feature(
+        if out_mask is None:
+            raise AssertionError("find_best_split: a nominal feature, no out_mask")
+        n_present = evaluate_nominal_feature(
             f, codes, rows, start, end, y_class, y_value, weight, is_classification, criterion,
-            n_classes, n_codes, is_nominal, node_hist, node_hist_offsets, node_stats,
-            parent_cost, min_count, min_weight, hist_ratio, scratch_hist, scratch_codes,
-            scratch_mask, sorted_rows, sorted_slot, skip_missing, multiway, best,
-            (work[0], work[1], work[2]), whole_weights,
+            n_classes, n_codes, node_hist, node_hist_offsets, node_stats, parent_cost,
+            min_count, min_weight, scratch_hist, scratch_mask, skip_missing, multiway, best,
         )  # fmt: skip
         if n_present < 2:
             continue
@@ -1853,8 +1797,9 @@ def _search_one_of_many(
     whole_weights, sorted_scan, best, mask,
 ):  # fmt: skip
     """One feature of :func:`find_best_split_parallel`, on one thread, with its own
-    scratch: its best split in ``best`` (and ``mask``); returns the number of
-    distinct present values."""
+    scratch: its best split in ``best`` (and ``mask``: None where no feature is
+    nominal, ``sorted_scan`` where none is numeric); returns the number of distinct
+    present values."""
     n_node = end - start
     n_channels = node_stats.shape[0]
     # Scratch sized for the path the feature takes: a kept histogram or rows
@@ -1866,12 +1811,16 @@ def _search_one_of_many(
     presorted = not is_nominal[f] and not kept and not skip_missing and sorted_slot[f] >= 0
     n_rows = 1 if kept or presorted else (n_node + 1 if compact else n_bins)
     scratch_hist = np.empty((n_rows, n_channels))
-    scan = _thread_scan(sorted_scan, get_thread_id(), codes, n_node, presorted)
-    scratch_codes = np.empty(0 if presorted else scratch_codes_size(n_node, n_bins), dtype=np.int64)
-    work = np.empty((5, n_channels))
     if not is_nominal[f]:
+        if sorted_scan is None:
+            raise AssertionError("find_best_split_parallel: a numeric feature, no sorted_scan")
         # The serial search's path (rows in code order scanned straight from
         # their presorted run when they have one).
+        scan = _thread_scan(sorted_scan, get_thread_id(), codes, n_node, presorted)
+        scratch_codes = np.empty(
+            0 if presorted else scratch_codes_size(n_node, n_bins), dtype=np.int64
+        )
+        work = np.empty((5, n_channels))
         own_out = np.empty(N_OUT)
         own_out[OUT_GAIN] = -np.inf
         own_out[OUT_FEATURE] = -1.0
@@ -1884,12 +1833,12 @@ def _search_one_of_many(
             (np.empty(0, dtype=codes.dtype), np.empty(0, dtype=np.int32)), work, best,
             own_out, whole_weights, scan,
         )  # fmt: skip
-    return evaluate_feature(
+    if mask is None:
+        raise AssertionError("find_best_split_parallel: a nominal feature, no out_mask")
+    return evaluate_nominal_feature(
         f, codes, rows, start, end, y_class, y_value, weight, is_classification, criterion,
-        n_classes, n_codes, is_nominal, node_hist, node_hist_offsets, node_stats,
-        parent_cost, min_count, min_weight, hist_ratio, scratch_hist, scratch_codes,
-        mask, sorted_rows, sorted_slot, skip_missing, multiway, best,
-        (work[0], work[1], work[2]), whole_weights,
+        n_classes, n_codes, node_hist, node_hist_offsets, node_stats, parent_cost, min_count,
+        min_weight, scratch_hist, mask, skip_missing, multiway, best,
     )  # fmt: skip
 
 
@@ -1926,11 +1875,12 @@ def find_best_split_parallel(
     """:func:`find_best_split` over every feature of ``feature_order``, the
     features searched in parallel (numba threads), each with its own scratch.
 
-    ``sorted_scan`` (:func:`sorted_scan_buffers` with a row per numba thread, or
-    None): the scratch of the features whose rows are read in code order from
+    ``sorted_scan`` (:func:`sorted_scan_buffers` with a row per numba thread):
+    the scratch of the features whose rows are read in code order from
     their presorted run, reused by every node. (Allocating it per feature and
     node cost more than the search: the first touch of every fresh page is a
-    page fault.)
+    page fault.) ``sorted_scan`` None where no feature is numeric, ``out_mask``
+    None where none is nominal, as :func:`find_best_split` takes them.
 
     The features' results are then compared in ``feature_order`` with the same
     tie rule, so the answer is the sequential one whatever the thread count.
@@ -1944,18 +1894,24 @@ def find_best_split_parallel(
             mask_width = max(mask_width, n_codes[feature_order[j]] + 1)
     results = np.empty((n_order, 4))
     present = np.zeros(n_order, dtype=np.int64)
-    masks = np.zeros((n_order, mask_width), dtype=np.uint8)
+    # (None where no feature is nominal: see find_best_split.)
+    masks = if_present(out_mask, np.zeros((n_order, mask_width), dtype=np.uint8))
     for j in prange(n_order):
         present[j] = _search_one_of_many(
             feature_order[j], codes, rows, start, end, y_class, y_value, weight,
             is_classification, criterion, n_classes, n_codes, is_nominal, node_hist,
             node_hist_offsets, node_stats, parent_cost, min_count, min_weight, hist_ratio,
             sorted_rows, sorted_slot, skip_missing, multiway, whole_weights, sorted_scan,
-            results[j], masks[j],
+            results[j], row_of(masks, j),
         )  # fmt: skip
     out[OUT_GAIN] = -np.inf
     out[OUT_FEATURE] = -1.0
     for j in range(n_order):
         if present[j] >= 2:
             f = feature_order[j]
-            keep_if_better(out, out_mask, f, results[j], is_nominal[f], masks[j], n_codes[f] + 1)
+            if out_mask is None:
+                keep_split_if_better(out, f, results[j], NUMERIC)
+            else:
+                keep_if_better(
+                    out, out_mask, f, results[j], is_nominal[f], masks[j], n_codes[f] + 1
+                )

@@ -56,9 +56,11 @@ from numba import njit
 
 from treelearn.criteria._kernels import HUBER
 from treelearn.splitting._kernels import (
+    NUMERIC,
     OUT_FEATURE,
     OUT_GAIN,
     keep_if_better,
+    keep_split_if_better,
 )
 
 #: Rows are ordered by code with a counting sort when a feature has at most
@@ -689,7 +691,8 @@ def find_best_split_robust(
 
     Writes the ``OUT_*`` slots of ``out`` (gain -inf when no split satisfies
     the constraints) and, for a subset split, ``out_mask[:n_codes[f] + 1]``
-    (1 left, 2 right, 0 absent at the node).
+    (1 left, 2 right, 0 absent at the node). ``out_mask`` None where no feature is
+    nominal: their search is then left out of the compilation.
     """
     out[OUT_GAIN] = -np.inf
     out[OUT_FEATURE] = -1.0
@@ -715,6 +718,8 @@ def find_best_split_robust(
         f = feature_order[j]
         n_bins = n_codes[f] + 1
         if is_nominal[f]:
+            if out_mask is None:
+                raise AssertionError("find_best_split_robust: a nominal feature, no out_mask")
             n_present = _scan_nominal(
                 codes[:, f], rows, start, n_bins, node, iwork, fwork, best, mask
             )
@@ -725,4 +730,7 @@ def find_best_split_robust(
         if n_present < 2:
             continue
         n_visited += 1
-        keep_if_better(out, out_mask, f, best, is_nominal[f], mask, n_bins)
+        if out_mask is None:
+            keep_split_if_better(out, f, best, NUMERIC)
+        else:
+            keep_if_better(out, out_mask, f, best, is_nominal[f], mask, n_bins)
