@@ -13,8 +13,8 @@ compiled, as on a first run after installing, and reports:
   passes a variable: numba compiles the kernel again for it).
 
 Jobs: ``cli``, the CLI's main job (``treelearn fit --dataset watermelon2``);
-``fit``, an estimator's fit on synthetic data (``--task``, ``--rows``, ...). Run by
-hand; never in CI.
+``fit``, an estimator's fit on synthetic data (``--task``, ``--rows``, ``--nominal``
+for a mix of numeric and nominal features, ...). Run by hand; never in CI.
 """
 
 import argparse
@@ -128,6 +128,12 @@ def run_job(args):
             args.rows, args.features, n_informative=10, n_classes=n_classes, random_state=0
         )
         estimator = CARTClassifier
+    if args.nominal:
+        import pandas as pd
+
+        X = pd.DataFrame(X, columns=[f"x{j}" for j in range(X.shape[1])])
+        for name in X.columns[: args.nominal]:
+            X[name] = pd.qcut(X[name], 10, labels=[f"d{k}" for k in range(10)])
     estimator(max_depth=args.max_depth, max_bins=args.max_bins, n_jobs=args.n_jobs).fit(X, y)
 
 
@@ -182,6 +188,10 @@ def parse_args(argv):
         help="an int, or none (the default) for a full tree",
     )  # fmt: skip
     parser.add_argument("--n-jobs", type=int, default=1)
+    parser.add_argument(
+        "--nominal", type=int, default=0,
+        help="make the first N features nominal (their deciles as categories): a mix of kinds",
+    )  # fmt: skip
     parser.add_argument("--top", type=int, default=30, help="kernels listed by own seconds")
     parser.add_argument("--out", help="also write the markdown report to this file")
     return parser.parse_args(argv)
@@ -194,8 +204,8 @@ def main(argv=None):
     job = (
         "`treelearn fit --dataset watermelon2`"
         if args.job == "cli"
-        else f"fit {args.task}, {args.rows:,} x {args.features}, max_bins={args.max_bins}, "
-        f"max_depth={args.max_depth}, n_jobs={args.n_jobs}"
+        else f"fit {args.task}, {args.rows:,} x {args.features} ({args.nominal} nominal), "
+        f"max_bins={args.max_bins}, max_depth={args.max_depth}, n_jobs={args.n_jobs}"
     )
     with tempfile.TemporaryDirectory(prefix="treelearn-numba-cache-") as cache:
         if "numba" in sys.modules:
