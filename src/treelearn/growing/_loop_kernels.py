@@ -414,7 +414,7 @@ def grow_depth_first(data, search, rng, kept, limits, parallel_min_rows, thresho
     # the loop's code once more into a kernel that calls it. No node deferred.
     tables, _, _ = _grow(
         data, search, rng, kept, limits, parallel_min_rows, _threads_of(parallel_min_rows),
-        thresholds, buffers, no_work_space(data, search), n_values, n_links,
+        thresholds, buffers, no_work_space(data), local_space(data, search), n_values, n_links,
         _root_seed(data, kept), 0,
     )  # fmt: skip
     nodes, n_nodes, category_pool, _ = tables
@@ -440,7 +440,7 @@ def grow_top(data, search, rng, kept, limits, parallel_min_rows, thresholds, buf
     # (A Python function, as grow_depth_first is.)
     tables, frontier, _ = _grow(
         data, search, rng, kept, limits, parallel_min_rows, _threads_of(parallel_min_rows),
-        thresholds, buffers, no_work_space(data, search), n_values, n_links,
+        thresholds, buffers, no_work_space(data), local_space(data, search), n_values, n_links,
         _root_seed(data, kept), defer_rows,
     )  # fmt: skip
     return tables, frontier
@@ -485,8 +485,8 @@ def subtree_scratch(search, buffers, largest):
 
 
 @njit(cache=True, nogil=True)
-def grow_subtrees(data, search, rng, kept, limits, thresholds, buffers, work_space, n_values,
-                  n_links, frontier, items):  # fmt: skip
+def grow_subtrees(data, search, rng, kept, limits, thresholds, buffers, work_space, local,
+                  n_values, n_links, frontier, items):  # fmt: skip
     """Grow the subtrees of the deferred nodes ``items`` (rows of ``frontier``,
     from :func:`grow_top`) one after the other, each as the serial loop grows it:
     several calls run at once on separate threads, each with ``search`` and
@@ -494,8 +494,9 @@ def grow_subtrees(data, search, rng, kept, limits, thresholds, buffers, work_spa
     subtree). They share ``rng``, which none draws from (every feature is searched).
 
     ``work_space``: the calling thread's pool of kept histograms, siblings' sum,
-    room for copies of rows, node table and local mode's arrays
-    (:func:`no_work_space` the first time), reused by each subtree: made afresh
+    room for copies of rows and node table (:func:`no_work_space` the first time),
+    and ``local``, its local mode's arrays (:func:`local_space`), reused by each
+    subtree: made afresh
     for each, their pages were faulted in again every time (10 classes, 800,000
     rows, depth 10: about 1,400 page faults a subtree, 25,000 a fit; the copies'
     room, 2 classes: 7,900 page faults a fit against 4,800).
@@ -537,7 +538,7 @@ def grow_subtrees(data, search, rng, kept, limits, thresholds, buffers, work_spa
         )  # fmt: skip
         tables, _, work_space = _grow(
             data, search, rng, kept, limits, None, np.int64(1), thresholds, buffers, work_space,
-            n_values, n_links, seed, np.int64(0),
+            local, n_values, n_links, seed, np.int64(0),
         )  # fmt: skip
         nodes, count, category_pool, n_cat = tables
         first[i] = n_rows
@@ -552,50 +553,42 @@ def grow_subtrees(data, search, rng, kept, limits, thresholds, buffers, work_spa
     return (all_nodes, all_cat[:n_cat_rows, 0], first, n_nodes, first_cat), work_space
 
 
-def no_work_space(data, search):
-    """The ``work_space`` of :func:`_grow` at the start: no histogram slot, no room
-    for a copy of rows of ``data``, no node (``_grow`` makes each as it needs it),
-    and local mode's arrays for subtrees of up to :data:`LOCAL_MAX_ROWS` rows where
-    local mode can run (every feature numeric, no surrogate search: ``search`` as
-    :func:`grow_depth_first` takes it), else None: numba then leaves local mode out of
-    the loop's compilation."""
-    codes, rows, is_classification, n_classes = data[0], data[1], data[5], data[7]
-    n_codes, is_nominal, skip_missing = search[0], search[1], search[12]
+@njit(cache=True)
+def no_work_space(data):
+    """The ``work_space`` of :func:`_grow` that has it make its own: no histogram
+    slot, no room for a copy of rows of ``data``, no node."""
     # Sizes as np.int64, not literals: numba compiles a kernel called with a literal
     # again for its value, apart from the calls that pass a variable.
     zero, one = np.int64(0), np.int64(1)
-    local = None
-    if not skip_missing and not is_nominal.any():
-        local = local_workspace(
-            codes,
-            np.int64(min(LOCAL_MAX_ROWS, rows.shape[0])),
-            np.int64(1 + n_classes if is_classification else N_REGRESSION_CHANNELS),
-            np.int64(n_codes.max() + 1),
-        )
     return (
-        np.empty((0, 0, 0)), np.empty((0, 0)), _copy_space(data, zero), new_nodes(zero, one, one),
-        local,
+        np.empty((0, 0, 0)), np.empty((0, 0)), _copy_space(data, zero), new_nodes(zero, one, one)
     )  # fmt: skip
 
 
+def local_space(data, search):
+    """Local mode's arrays (:func:`~treelearn.growing._local_kernels.local_workspace`)
+    for the loop over ``data`` and ``search`` (as :func:`grow_depth_first` takes them):
+    for subtrees of up to :data:`LOCAL_MAX_ROWS` rows where local mode can run (every
+    feature numeric, no surrogate search), else None: numba then leaves local mode
+    out of the loop's compilation."""
+    codes, rows, is_classification, n_classes = data[0], data[1], data[5], data[7]
+    n_codes, is_nominal, skip_missing = search[0], search[1], search[12]
+    if skip_missing or is_nominal.any():
+        return None
+    return local_workspace(
+        codes,
+        np.int64(min(LOCAL_MAX_ROWS, rows.shape[0])),
+        np.int64(1 + n_classes if is_classification else N_REGRESSION_CHANNELS),
+        np.int64(n_codes.max() + 1),
+    )
+
+
 @njit(cache=True)
-def _local_rows(workspace):
-    """Rows of the largest subtree local mode's ``workspace`` holds (None: 0)."""
-    if workspace is None:
+def _local_rows(local):
+    """Rows of the largest subtree local mode's arrays ``local`` hold (None: 0)."""
+    if local is None:
         return np.int64(0)
-    return np.int64(workspace[3].shape[0])
-
-
-@njit(cache=True)
-def _grow_in_local_mode(workspace, data, search, rng, limits, thresholds, tables, root, start,
-                        end, depth, split, stats, local_of_row):  # fmt: skip
-    """:func:`~treelearn.growing._local_kernels.grow_local` in ``workspace``; a
-    kernel of its own so that a None ``workspace`` (see :func:`no_work_space`)
-    leaves local mode out of the loop's compilation (the loop never calls it then)."""
-    if workspace is None:
-        return tables
-    return grow_local(data, search, rng, limits, thresholds, tables, workspace, root, start,
-                      end, depth, split, stats, local_of_row)  # fmt: skip
+    return np.int64(local[3].shape[0])
 
 
 @njit(cache=True)
@@ -861,7 +854,7 @@ def _copied_rows(data, start, end, space):
 
 @njit(cache=True, nogil=True)
 def _grow(data, search, rng, kept, limits, parallel_min_rows, n_threads, thresholds, buffers,
-          work_space, n_values, n_links, seed, defer_rows):  # fmt: skip
+          work_space, local, n_values, n_links, seed, defer_rows):  # fmt: skip
     """The loop of :func:`grow_depth_first` from ``seed``, the root of what it grows:
     ``(start, end, depth, stats, hist, split, mask)``, its rows, depth, statistics,
     kept histogram (no rows: none) and, when it was searched already (a deferred
@@ -869,10 +862,10 @@ def _grow(data, search, rng, kept, limits, parallel_min_rows, n_threads, thresho
     and subset mask. Nodes of fewer than ``defer_rows`` rows are deferred
     (:func:`grow_top`); nodes of at least ``parallel_min_rows`` rows (None: none) use
     ``n_threads`` threads (:func:`_threads_of`). ``work_space``: ``(pool, siblings,
-    copy_space, node_room, local)``, the pool of kept histograms, the siblings' sum,
-    the room for copies of rows (:func:`_copy_space`) and a node table to work in
-    (each too small, as :func:`no_work_space`'s: made here), and local mode's arrays
-    (:func:`local_workspace`, made by :func:`no_work_space`; None: no local mode).
+    copy_space, node_room)``, the pool of kept histograms, the siblings' sum, the room
+    for copies of rows (:func:`_copy_space`) and a node table to work in (each too
+    small, as :func:`no_work_space`'s: made here); ``local``: local mode's arrays
+    (:func:`local_space`; None: no local mode, left out of this compilation).
 
     Returns ``(tables, frontier, work_space)``: ``tables`` and ``frontier`` as
     :func:`grow_top`, ``work_space`` as grown (for the next call to reuse). The node
@@ -902,7 +895,7 @@ def _grow(data, search, rng, kept, limits, parallel_min_rows, n_threads, thresho
     no_offsets = np.full(n_codes.shape[0], -1, dtype=np.int64)
     out = np.empty(N_OUT)
     out_mask = np.zeros(width, dtype=np.uint8)
-    pool, siblings, copy_space, node_room, workspace = work_space
+    pool, siblings, copy_space, node_room = work_space
     if pool.shape[0] == 0:
         pool = np.empty((4, stored_rows[-1], n_channels))
         siblings = np.empty((stored_rows[-1], n_channels))
@@ -949,8 +942,8 @@ def _grow(data, search, rng, kept, limits, parallel_min_rows, n_threads, thresho
     no_child_of_row = child_of_row[:0]
     exact_sums = is_classification and search[14]
     # Local mode (small subtrees on local copies): subtrees of up to local_rows rows
-    # (0: none; workspace None where it cannot run, see no_work_space).
-    local_rows = _local_rows(workspace)
+    # (0: none; ``local`` None where it cannot run, see local_space).
+    local_rows = _local_rows(local)
     # Subtrees grown on copies of their rows (COPY_MAX_BYTES): ``active`` is the data
     # the loop reads, the copy's from when the node at stack level ``copy_top`` is
     # popped until the stack is back to that level.
@@ -1067,16 +1060,20 @@ def _grow(data, search, rng, kept, limits, parallel_min_rows, n_threads, thresho
             top -= 1
             stack_int, stack_out, _, stack_stats = stacks
             n_rows = stack_int[top, S_END] - stack_int[top, S_START]
-            if _grown_locally(
+            # (``local is not None``: decided by its type when numba compiles the loop,
+            # which leaves local mode out where it is None. Called from here, not
+            # from a kernel that tests it: that call made full-depth regression
+            # fits 18% slower.)
+            if local is not None and _grown_locally(
                 limits, stack_int[top, S_DEPTH], n_rows, stack_int[top, S_SLOT], defer_rows,
                 local_rows,
             ):  # fmt: skip
                 # A small node: its whole subtree now, in local mode.
-                nodes, n_nodes, category_pool, n_cat = _grow_in_local_mode(
-                    workspace, active, search, rng, limits, thresholds,
-                    (nodes, n_nodes, category_pool, n_cat), stack_int[top, S_NODE],
-                    stack_int[top, S_START], stack_int[top, S_END], stack_int[top, S_DEPTH],
-                    stack_out[top], stack_stats[top], local_of_row,
+                nodes, n_nodes, category_pool, n_cat = grow_local(
+                    active, search, rng, limits, thresholds,
+                    (nodes, n_nodes, category_pool, n_cat), local,
+                    stack_int[top, S_NODE], stack_int[top, S_START], stack_int[top, S_END],
+                    stack_int[top, S_DEPTH], stack_out[top], stack_stats[top], local_of_row,
                 )  # fmt: skip
                 continue
             if n_rows >= defer_rows:
@@ -1145,5 +1142,5 @@ def _grow(data, search, rng, kept, limits, parallel_min_rows, n_threads, thresho
         )  # fmt: skip
     return (
         (nodes, n_nodes, category_pool, n_cat), frontier,
-        (pool, siblings, copy_space, nodes, workspace),
+        (pool, siblings, copy_space, nodes),
     )  # fmt: skip

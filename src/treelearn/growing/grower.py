@@ -795,14 +795,15 @@ class Grower:
                 work_spaces[thread] = (
                     own_search,
                     own_buffers,
-                    loop_kernels.no_work_space(data, search),
+                    loop_kernels.no_work_space(data),
+                    loop_kernels.local_space(data, search),
                 )
-            own_search, own_buffers, space = work_spaces[thread]
+            own_search, own_buffers, space, local = work_spaces[thread]
             subtrees, space = loop_kernels.grow_subtrees(
-                data, own_search, rng, kept, limits, thresholds, own_buffers, space, n_values,
-                n_links, frontier, items,
+                data, own_search, rng, kept, limits, thresholds, own_buffers, space, local,
+                n_values, n_links, frontier, items,
             )  # fmt: skip
-            work_spaces[thread] = (own_search, own_buffers, space)
+            work_spaces[thread] = (own_search, own_buffers, space, local)
             if sizes[items].sum() >= TRIM_MIN_BATCH_ROWS:
                 _return_freed_memory()
             return subtrees
