@@ -629,16 +629,7 @@ def test_a_thread_without_room_scans_a_node_in_buffers_of_the_same_types():
 @given(data=node_data(task="any"), min_count=st.sampled_from([1, 2, 3]))
 def test_histogram_and_sorted_paths_agree(data, min_count):
     data = _integer_data(data)
-    args = (
-        data["codes"],
-        data["n_codes"],
-        data["is_nominal"],
-        data["y"],
-        data["weight"],
-        data["node_rows"],
-        data["criterion"],
-        data["n_classes"],
-    )
+    args = tuple(data[key] for key in _DATA_KEYS)
     by_hist = find_split(*args, min_count=min_count, hist_ratio=HIST_ALWAYS)
     by_sort = find_split(*args, min_count=min_count, hist_ratio=SORT_ALWAYS)
     by_kept = find_split(*args, min_count=min_count, hist_ratio=SORT_ALWAYS, path="kept")
@@ -669,16 +660,7 @@ def test_a_kind_of_feature_absent_searched_without_its_buffers_finds_the_same_sp
     """Numeric features only, with no masks; nominal only, with no ``sorted_scan``
     (each None: numba compiles the search without that kind's code): the split the
     search with every buffer (the compilation for a mix of kinds) finds."""
-    args = (
-        data["codes"],
-        data["n_codes"],
-        data["is_nominal"],
-        data["y"],
-        data["weight"],
-        data["node_rows"],
-        data["criterion"],
-        data["n_classes"],
-    )
+    args = tuple(data[key] for key in _DATA_KEYS)
     without = find_split(*args, min_count=min_count, hist_ratio=hist_ratio)
     every = find_split(*args, min_count=min_count, hist_ratio=hist_ratio, absent_kinds_none=False)
     for key in ("gain", "feature", "left_code", "right_code", "missing_left", "is_subset"):
