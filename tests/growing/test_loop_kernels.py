@@ -1218,3 +1218,30 @@ def test_multiway_splits_of_many_categories_keep_every_child_of_a_row():
     assert (np.diff(tree.child_ptr) > 256).any()  # a split of more than 256 children
     usual = Grower(dataset, y, np.ones(n), 2, spec_for(2), np.random.default_rng(0), 1)
     assert usual.child_of_row.dtype == np.uint8
+
+
+@pytest.mark.parametrize(
+    ("is_nominal", "skip_missing", "local_mode"),
+    [([False, False], False, True), ([False, True], False, False), ([False, False], True, False)],
+)
+def test_local_mode_arrays_only_where_local_mode_can_run(is_nominal, skip_missing, local_mode):
+    """``local_space``: local mode's arrays for up to LOCAL_MAX_ROWS rows (fewer with fewer
+    training rows) where every feature is numeric and the search is not the surrogate one;
+    None otherwise, which leaves local mode out of the loop's compilation."""
+    n = 3000
+    codes = np.zeros((n, 2), dtype=np.uint8)
+    data = (codes, np.arange(n), np.zeros(n, dtype=np.int32), np.zeros(1), np.zeros(0), True,
+            0, 3)  # fmt: skip
+    search = [None] * 16
+    search[0] = np.array([5, 9], dtype=np.int64)  # n_codes
+    search[1] = np.array(is_nominal)
+    search[12] = skip_missing
+    local = loop_kernels.local_space(data, tuple(search))
+    if not local_mode:
+        assert local is None
+        return
+    assert local[3].shape == (local_kernels.LOCAL_MAX_ROWS,)  # node_rows
+    assert local[7].shape == (11,)  # counts of the counting sort: the codes, missing, one more
+    assert local[13].shape[1] == 4  # statistics rows: count and three classes
+    small = loop_kernels.local_space((codes[:10], np.arange(10), *data[2:]), tuple(search))
+    assert small[3].shape == (10,)

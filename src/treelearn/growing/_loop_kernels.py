@@ -63,7 +63,13 @@ import numba
 import numpy as np
 from numba import literal_unroll, njit
 
-from treelearn._dtypes import N_REGRESSION_CHANNELS, NO_CHILD
+from treelearn._dtypes import (
+    N_REGRESSION_CHANNELS,
+    NO_CHILD,
+    TASK_CLASSIFICATION,
+    TASK_REGRESSION,
+)
+from treelearn._dtypes import n_channels as task_channels
 from treelearn._optional_kernels import if_present
 from treelearn.growing._local_kernels import (
     LOCAL_MAX_ROWS,
@@ -575,10 +581,11 @@ def local_space(data, search):
     n_codes, is_nominal, skip_missing = search[0], search[1], search[12]
     if skip_missing or is_nominal.any():
         return None
+    task = TASK_CLASSIFICATION if is_classification else TASK_REGRESSION
     return local_workspace(
         codes,
         np.int64(min(LOCAL_MAX_ROWS, rows.shape[0])),
-        np.int64(1 + n_classes if is_classification else N_REGRESSION_CHANNELS),
+        np.int64(task_channels(task, n_classes)),
         np.int64(n_codes.max() + 1),
     )
 
