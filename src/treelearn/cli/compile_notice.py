@@ -2,8 +2,8 @@
 
 numba compiles a kernel the first time it runs for its argument types and caches
 the machine code beside the installed modules. A command's first run after
-installing (and the first fit of a new kind of table) can therefore spend a minute
-or more compiling before it prints anything. When stderr is a terminal, the
+installing (and the first fit of a new kind of table) can therefore spend from
+seconds to a few minutes compiling before it prints anything. When stderr is a terminal, the
 commands say so once, at the first compilation of a treelearn kernel; nothing is
 printed when the kernels come from numba's cache, or when stderr is a file or a
 pipe (scripts, tests).
@@ -18,7 +18,7 @@ __all__ = ["NOTICE", "compile_notice"]
 
 NOTICE = (
     "treelearn: numba is compiling kernels this command needs for the first time "
-    "(a minute or more, once: later runs load them from its cache) ..."
+    "(from seconds to a few minutes, once: later runs load them from its cache) ..."
 )
 
 
