@@ -522,6 +522,10 @@ def grow_subtrees(data, search, rng, kept, limits, thresholds, buffers, work_spa
             raise ValueError("grow_subtrees: buffers smaller than a subtree's rows")
         n_item_rows += item_rows
     no_hist = np.empty((0, front_hist.shape[2]))
+    # More rows than any subtree: no node of one uses threads, but the loop is the
+    # threaded one grow_top compiled (passing None, as a serial fit does, compiled
+    # the loop a second time into a threaded fit: 11 of its 168 s of compiling).
+    never_threaded = np.int64(n_item_rows + 1)
     first = np.empty(n_items, dtype=np.int64)
     n_nodes = np.empty(n_items, dtype=np.int64)
     first_cat = np.empty(n_items, dtype=np.int64)
@@ -543,8 +547,8 @@ def grow_subtrees(data, search, rng, kept, limits, thresholds, buffers, work_spa
             front_mask[item],
         )  # fmt: skip
         tables, _, work_space = _grow(
-            data, search, rng, kept, limits, None, np.int64(1), thresholds, buffers, work_space,
-            local, n_values, n_links, seed, np.int64(0),
+            data, search, rng, kept, limits, never_threaded, np.int64(1), thresholds, buffers,
+            work_space, local, n_values, n_links, seed, np.int64(0),
         )  # fmt: skip
         nodes, count, category_pool, n_cat = tables
         first[i] = n_rows
@@ -880,10 +884,11 @@ def _grow(data, search, rng, kept, limits, parallel_min_rows, n_threads, thresho
     copies the nodes out first (:func:`grow_subtrees`), as the next call writes over
     them.
 
-    Without threads (``parallel_min_rows`` None), a node popped to be split that
-    may be copied (:data:`COPY_MAX_BYTES`) is, with its rows renumbered from 0 in
-    their order; its subtree's nodes are pushed and popped with bounds in the copy,
-    read from the copy until the stack is back below it."""
+    Where no node uses threads (``parallel_min_rows`` None or more rows than the
+    seed's) and none is deferred, a node popped to be split that may be copied
+    (:data:`COPY_MAX_BYTES`) is, with its rows renumbered from 0 in their order; its
+    subtree's nodes are pushed and popped with bounds in the copy, read from the
+    copy until the stack is back below it."""
     codes, rows, y_class, y_value, weight, is_classification, criterion, _ = data
     n_codes, is_nominal, sorted_rows, multiway = search[0], search[1], search[10], search[13]
     sorted_codes = presorted_codes(search[15])
@@ -955,7 +960,11 @@ def _grow(data, search, rng, kept, limits, parallel_min_rows, n_threads, thresho
     # the loop reads, the copy's from when the node at stack level ``copy_top`` is
     # popped until the stack is back to that level.
     copy_rows = np.int64(0)
-    if parallel_min_rows is None and sorted_rows.shape[0] == 0:
+    if (
+        (parallel_min_rows is None or seed_end - seed_start < parallel_min_rows)
+        and defer_rows == 0
+        and sorted_rows.shape[0] == 0
+    ):
         copy_rows = min(
             COPY_MAX_BYTES // _copy_row_bytes(data), rows.shape[0] // 2, seed_end - seed_start
         )
