@@ -315,10 +315,11 @@ def summarise_children_parallel(
         missing_of_child = np.zeros(n_children, dtype=np.int64)
         for k in prange(n_children):
             stats_out[k, :] = 0.0
-            # (np.bool_: numba would compile _summarise_run for a literal True too.)
+            # (np.bool_: numba would compile _summarise_run for a literal True too;
+            # np.int64: for prange's unsigned index too.)
             missing_of_child[k] = _summarise_run(
-                k, rows, bounds[k], bounds[k + 1], codes_f, missing_code, y_class, y_value,
-                weight, is_classification, child_of_row, stats_out[k], np.bool_(True),
+                np.int64(k), rows, bounds[k], bounds[k + 1], codes_f, missing_code, y_class,
+                y_value, weight, is_classification, child_of_row, stats_out[k], np.bool_(True),
                 count_missing,
             )  # fmt: skip
         return missing_of_child.sum() if count_missing else known_missing
