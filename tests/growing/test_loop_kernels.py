@@ -30,6 +30,7 @@ from treelearn.growing import _node_tables as node_tables
 from treelearn.growing import grower as grower_module
 from treelearn.growing.spec import C45
 from treelearn.splitting import _kernels as split_kernels
+from treelearn.splitting import _value_scan_kernels as value_scan_kernels
 
 TREE_ARRAYS = (
     "feature", "kind", "threshold", "child_ptr", "children", "category_ptr", "category_child",
@@ -252,7 +253,7 @@ def test_local_pair_nodes_keep_each_sides_gain():
         best = np.empty(4)
         total = np.array([2.0, 2.0, y[:2].sum(), (y[:2] ** 2).sum()])
         parent_cost = weighted_impurity(total, SQUARED_ERROR)
-        split_kernels._scan_sorted_values(
+        value_scan_kernels._scan_sorted_values(
             np.array([0, 1], dtype=np.uint8), np.array(left_first, dtype=np.int32), 2, 2,
             np.ones(2), y, total, parent_cost, 1, 0.0, best,
         )  # fmt: skip

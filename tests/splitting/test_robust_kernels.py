@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from sklearn.tree import DecisionTreeRegressor
 
 from treelearn.criteria._kernels import ABSOLUTE_ERROR, HUBER
-from treelearn.splitting._kernels import (
+from treelearn.splitting._cut_kernels import (
     N_OUT,
     OUT_FEATURE,
     OUT_GAIN,

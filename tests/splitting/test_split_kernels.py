@@ -24,6 +24,22 @@ from treelearn._dtypes import code_dtype_for
 from treelearn.criteria import criterion_id
 from treelearn.criteria._kernels import weighted_impurity
 from treelearn.splitting import _kernels as K
+from treelearn.splitting._cut_kernels import (
+    N_CUT_ROWS,
+    N_OUT,
+    OUT_FEATURE,
+    OUT_GAIN,
+    OUT_IS_SUBSET,
+    OUT_LEFT_CODE,
+    OUT_MISSING_LEFT,
+    OUT_RIGHT_CODE,
+)
+from treelearn.splitting._subset_kernels import MAX_EXHAUSTIVE_LEVELS
+from treelearn.splitting._value_scan_kernels import (
+    VALUE_CUTS_MAX_ROWS_PER_CODE,
+    scan_sorted_values_by_cuts,
+    value_cut_pairs_inlined,
+)
 
 SETTINGS = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 HIST_ALWAYS = 1e18  # hist_ratio that makes every numeric feature use a full histogram
@@ -119,7 +135,7 @@ def find_split(
             sorted_codes[slot, start:end] = codes[sorted_rows[slot, start:end], f]
     # (A search that finds no split writes only the gain and the feature: the other
     # slots read -1 then, not whatever an empty array held, which could be NaN.)
-    out = np.full(K.N_OUT, -1.0)
+    out = np.full(N_OUT, -1.0)
     any_nominal = bool(np.any(is_nominal))
     out_mask = np.zeros(max_bins + 1, dtype=np.uint8)
     masks_given = any_nominal or not absent_kinds_none
@@ -176,12 +192,12 @@ def find_split(
     K.find_best_split(*args)
     np.testing.assert_array_equal(rows, rows_before)  # the search must not move rows
     return {
-        "gain": out[K.OUT_GAIN],
-        "feature": int(out[K.OUT_FEATURE]),
-        "left_code": int(out[K.OUT_LEFT_CODE]),
-        "right_code": int(out[K.OUT_RIGHT_CODE]),
-        "missing_left": bool(out[K.OUT_MISSING_LEFT]),
-        "is_subset": bool(out[K.OUT_IS_SUBSET]),
+        "gain": out[OUT_GAIN],
+        "feature": int(out[OUT_FEATURE]),
+        "left_code": int(out[OUT_LEFT_CODE]),
+        "right_code": int(out[OUT_RIGHT_CODE]),
+        "missing_left": bool(out[OUT_MISSING_LEFT]),
+        "is_subset": bool(out[OUT_IS_SUBSET]),
         "mask": out_mask.copy(),
         "parent_cost": naive_cost(
             np.asarray(y)[node_rows], weight[node_rows], criterion, n_classes
@@ -395,7 +411,7 @@ def test_twelve_levels_three_classes_is_exhaustive():
     """At exactly MAX_EXHAUSTIVE_LEVELS levels (11 categories + missing) every
     subset is tried: the answer equals the brute force on data built so that
     no class ordering finds it."""
-    assert K.MAX_EXHAUSTIVE_LEVELS == 12
+    assert MAX_EXHAUSTIVE_LEVELS == 12
     rng = np.random.default_rng(7)
     n = 240
     codes = np.asfortranarray(rng.integers(0, 12, (n, 1)).astype(np.uint8))  # 11 = missing
@@ -686,7 +702,7 @@ def test_a_feature_without_the_buffers_of_its_kind_is_an_error_not_skipped(missi
             criterion_id("gini", True), 2, np.arange(2, dtype=np.int64), 2,
             np.array([2, 2], dtype=np.int64), is_nominal, np.zeros((0, 3)),
             np.full(2, -1, dtype=np.int64), node_stats, 1, 0.0, HIST_ALWAYS, np.empty((3, 3)),
-            np.empty(K.scratch_codes_size(4, 3), dtype=np.int64), None, np.empty(K.N_OUT), None,
+            np.empty(K.scratch_codes_size(4, 3), dtype=np.int64), None, np.empty(N_OUT), None,
             np.zeros((0, 4), dtype=np.int32), np.full(2, -1, dtype=np.int64), False, False,
             False, scan,
         )  # fmt: skip
@@ -781,9 +797,9 @@ def test_squared_error_scans_match_the_channel_row_reference(
     keys = codes[order].astype(np.int64)
     work = np.zeros((5, 4))
     best = np.zeros(4)
-    scratch = [(None, False), (np.full((K.N_CUT_ROWS, m), np.nan), False)]
+    scratch = [(None, False), (np.full((N_CUT_ROWS, m), np.nan), False)]
     if unit:
-        scratch.append((np.full((K.N_CUT_ROWS, m), np.nan), True))
+        scratch.append((np.full((N_CUT_ROWS, m), np.nan), True))
     for cut_rows, unit_weights in scratch:
         n_present = K.scan_sorted_rows(
             keys, order, m, n_codes, w, np.zeros(m), y, False, total, parent_cost, criterion,
@@ -797,7 +813,7 @@ def test_squared_error_scans_match_the_channel_row_reference(
             assert tuple(best) == expected
     # The three passes did run where they should (the scratch written), and only
     # there; with unit weights, without writing the sides' weights.
-    short_runs = m <= K.VALUE_CUTS_MAX_ROWS_PER_CODE * n_codes
+    short_runs = m <= VALUE_CUTS_MAX_ROWS_PER_CODE * n_codes
     three_passes = m >= 2 and short_runs and codes.max() < n_codes
     assert (not np.isnan(scratch[1][0]).all()) == three_passes
     if unit and three_passes:
@@ -818,10 +834,10 @@ def test_squared_error_scans_match_the_channel_row_reference(
 @njit(error_model="numpy")
 def _paired_value_cuts(keys_a, order_a, keys_b, order_b, m, y, total, parent_cost, min_count,
                        min_weight, best_a, best_b, cut_a, cut_b):  # fmt: skip
-    """K.value_cut_pairs_inlined, compiled as local mode compiles it (numpy's error model)."""
-    return K.value_cut_pairs_inlined(keys_a, order_a, keys_b, order_b, m, y, total, parent_cost,
-                                     min_count, min_weight, best_a, best_b, cut_a,
-                                     cut_b)  # fmt: skip
+    """value_cut_pairs_inlined, compiled as local mode compiles it (numpy's error model)."""
+    return value_cut_pairs_inlined(keys_a, order_a, keys_b, order_b, m, y, total, parent_cost,
+                                   min_count, min_weight, best_a, best_b, cut_a,
+                                   cut_b)  # fmt: skip
 
 
 @SETTINGS
@@ -850,13 +866,13 @@ def test_paired_value_cuts_are_each_features_single_scan(seed, m, n_codes, min_c
     expected = []
     for keys, order in runs:
         best = np.full(4, np.nan)
-        n_present = K.scan_sorted_values_by_cuts(keys, order, m, None, y, total, parent_cost,
-                                                  min_count, 0.0, best,
-                                                  np.full((K.N_CUT_ROWS, m), np.nan))  # fmt: skip
+        n_present = scan_sorted_values_by_cuts(keys, order, m, None, y, total, parent_cost,
+                                               min_count, 0.0, best,
+                                               np.full((N_CUT_ROWS, m), np.nan))  # fmt: skip
         assert n_present == np.unique(keys).size
         expected.append((n_present, best))
     best_a, best_b = np.full(4, np.nan), np.full(4, np.nan)
-    cut_a, cut_b = np.full((K.N_CUT_ROWS, m), np.nan), np.full((K.N_CUT_ROWS, m), np.nan)
+    cut_a, cut_b = np.full((N_CUT_ROWS, m), np.nan), np.full((N_CUT_ROWS, m), np.nan)
     (keys_a, order_a), (keys_b, order_b) = runs
     n_a, n_b = _paired_value_cuts(keys_a, order_a, keys_b, order_b, m, y, total, parent_cost,
                                   min_count, 0.0, best_a, best_b, cut_a, cut_b)  # fmt: skip

@@ -16,6 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from treelearn.criteria import criterion_id
+from treelearn.splitting import _cut_kernels as cut_kernels
 from treelearn.splitting import _kernels as K
 from treelearn.splitting.surrogate import SurrogateSearch
 
@@ -248,7 +249,7 @@ def call_find_best_split(node, y, n_classes, criterion, skip_missing, hist_ratio
         else:
             stats[1:] += weight[r] * np.array([1.0, y_value[r], y_value[r] ** 2])
     max_bins = int(n_codes.max()) + 1
-    out = np.empty(K.N_OUT)
+    out = np.empty(cut_kernels.N_OUT)
     out_mask = np.zeros(max_bins + 1, dtype=np.uint8)
     K.find_best_split(
         codes, rows, start, end, y_class, y_value, weight, classification,
@@ -295,15 +296,15 @@ def test_primary_split_is_the_best_over_the_known_rows(node, task, min_count, se
     ]
     for out, mask in answers:
         if best == -np.inf:
-            assert out[K.OUT_GAIN] == -np.inf
+            assert out[cut_kernels.OUT_GAIN] == -np.inf
             continue
-        assert out[K.OUT_GAIN] == pytest.approx(best, rel=1e-9, abs=1e-9)
-        assert out[K.OUT_MISSING_LEFT] == 0.0
-        f = int(out[K.OUT_FEATURE])
-        if out[K.OUT_IS_SUBSET]:
+        assert out[cut_kernels.OUT_GAIN] == pytest.approx(best, rel=1e-9, abs=1e-9)
+        assert out[cut_kernels.OUT_MISSING_LEFT] == 0.0
+        f = int(out[cut_kernels.OUT_FEATURE])
+        if out[cut_kernels.OUT_IS_SUBSET]:
             assert mask[node["n_codes"][f]] == 0  # the missing level takes no part
         else:
-            assert out[K.OUT_RIGHT_CODE] >= 0  # never "known left, missing right"
+            assert out[cut_kernels.OUT_RIGHT_CODE] >= 0  # never "known left, missing right"
     if best > -np.inf:  # both statistics paths describe the same split
         assert answers[0][0][0] == pytest.approx(answers[1][0][0], rel=1e-12, abs=1e-12)
         np.testing.assert_array_equal(answers[0][0][1:], answers[1][0][1:])
@@ -321,7 +322,7 @@ def test_without_missing_values_both_modes_answer_alike(node, seed):
     for ratio in (1e18, 0.0):
         learn = call_find_best_split(node, y, 2, "gini", False, ratio)
         surrogate = call_find_best_split(node, y, 2, "gini", True, ratio)
-        if learn[0][K.OUT_FEATURE] < 0:  # no split: the other slots are not defined
+        if learn[0][cut_kernels.OUT_FEATURE] < 0:  # no split: the other slots are not defined
             np.testing.assert_array_equal(learn[0][:2], surrogate[0][:2])
             continue
         np.testing.assert_array_equal(learn[0], surrogate[0])

@@ -38,7 +38,7 @@ from treelearn.growing._node_tables import (
     weight_of_row,
     write_node,
 )
-from treelearn.splitting._kernels import (
+from treelearn.splitting._cut_kernels import (
     N_CUT_ROWS,
     N_OUT,
     NUMERIC,
@@ -48,13 +48,14 @@ from treelearn.splitting._kernels import (
     OUT_MISSING_LEFT,
     cuts_fit,
     keep_split_if_better,
-    merge_sort_rows_by_code,
-    scan_sorted_rows,
-    sort_rows_by_code,
+)
+from treelearn.splitting._gini_scan_kernels import whole_gini_by_cuts_inlined
+from treelearn.splitting._kernels import scan_sorted_rows
+from treelearn.splitting._sort_kernels import merge_sort_rows_by_code, sort_rows_by_code
+from treelearn.splitting._value_scan_kernels import (
     value_cut_pairs_inlined,
     value_cuts_fit,
     values_by_cuts_inlined,
-    whole_gini_by_cuts_inlined,
 )
 from treelearn.stats._kernels import add_gathered_row, gather_targets
 

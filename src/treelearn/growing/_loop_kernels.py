@@ -97,13 +97,15 @@ from treelearn.growing._node_tables import (
     weight_of,
     write_node,
 )
-from treelearn.splitting._kernels import (
+from treelearn.splitting._cut_kernels import (
     N_OUT,
     OUT_FEATURE,
     OUT_GAIN,
     OUT_IS_SUBSET,
     OUT_LEFT_CODE,
     OUT_MISSING_LEFT,
+)
+from treelearn.splitting._kernels import (
     find_best_split,
     find_best_split_parallel,
     own_sorted_scan,

@@ -27,7 +27,7 @@ from treelearn._dtypes import (
     NODE_THRESHOLD,
 )
 from treelearn.criteria._kernels import weighted_impurity
-from treelearn.splitting._kernels import (
+from treelearn.splitting._cut_kernels import (
     OUT_FEATURE,
     OUT_GAIN,
     OUT_IS_SUBSET,

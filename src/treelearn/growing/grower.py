@@ -12,7 +12,7 @@ Tie rule
     Among splits of equal gain the grower keeps the one on the lower feature
     index; on one feature, the lower threshold, and missing values sent right
     before left; nominal subset searches keep the first best subset of their
-    enumeration (:func:`treelearn.splitting._kernels.scan_subset`). Features
+    enumeration (:func:`treelearn.splitting._subset_kernels.scan_subset`). Features
     drawn at random (``max_features``) come from ``random_state`` in
     node-creation order, so the same data, parameters and ``random_state``
     give the same tree.
@@ -82,6 +82,7 @@ from treelearn.growing import _node_tables as node_tables
 from treelearn.growing import _record_kernels as record_kernels
 from treelearn.growing._local_kernels import LOCAL_MAX_ROWS
 from treelearn.growing.frontier import BestFirstFrontier, DepthFirstFrontier
+from treelearn.splitting import _cut_kernels as cut_kernels
 from treelearn.splitting import _gain_ratio_kernels as gain_ratio_kernels
 from treelearn.splitting import _kernels as split_kernels
 from treelearn.splitting import _partition_kernels as partition_kernels
@@ -471,7 +472,7 @@ class Grower:
         # leaves the nominal features' search out of the split finders' compilation).
         has_nominal = bool(dataset.is_nominal.any())
         self.scratch_mask = np.zeros(max_bins + 1, dtype=np.uint8) if has_nominal else None
-        self.out = np.empty(split_kernels.N_OUT)
+        self.out = np.empty(cut_kernels.N_OUT)
         self.out_mask = np.zeros(max_bins + 1, dtype=np.uint8) if has_nominal else None
         self.partition_buffer = np.empty(n, dtype=np.intp)
         self.all_features = np.arange(self.n_features, dtype=np.int64)
@@ -1015,7 +1016,7 @@ class Grower:
                 self.whole_weights,
                 self.sorted_scan,
             )
-        gain = self.out[split_kernels.OUT_GAIN]
+        gain = self.out[cut_kernels.OUT_GAIN]
         if gain > -np.inf and not (
             gain / self.total_weight + EPSILON < spec.min_impurity_decrease
             or (spec.min_gain > 0 and gain / self._weight_of(node.stats) + EPSILON < spec.min_gain)
@@ -1023,10 +1024,10 @@ class Grower:
             node.gain = gain
             node.split = (
                 self.out.copy(),
-                self.out_mask.copy() if self.out[split_kernels.OUT_IS_SUBSET] else None,
+                self.out_mask.copy() if self.out[cut_kernels.OUT_IS_SUBSET] else None,
             )
         if self.record_splits:
-            feature = int(self.out[split_kernels.OUT_FEATURE]) if node.split is not None else -1
+            feature = int(self.out[cut_kernels.OUT_FEATURE]) if node.split is not None else -1
             table = self.candidate_table(self.rows, node.start, node.end, textbook=True)
             self.split_records[node.index] = SplitRecord(table, feature, spec.criterion)
 
@@ -1042,15 +1043,15 @@ class Grower:
             return
         f = choice.feature
         row = table[f]
-        out = np.zeros(split_kernels.N_OUT)
+        out = np.zeros(cut_kernels.N_OUT)
         node_weight = self._weight_of(node.stats)
         # The gain kept for importances: the weighted entropy decrease, C4.5's gain x N.
-        out[split_kernels.OUT_GAIN] = row[gain_ratio_kernels.CAND_RAW_GAIN] * node_weight
-        out[split_kernels.OUT_FEATURE] = f
-        out[split_kernels.OUT_LEFT_CODE] = row[gain_ratio_kernels.CAND_LEFT_CODE]
-        out[split_kernels.OUT_RIGHT_CODE] = row[gain_ratio_kernels.CAND_RIGHT_CODE]
-        out[split_kernels.OUT_IS_SUBSET] = 1.0 if self.dataset.is_nominal[f] else 0.0
-        node.gain = out[split_kernels.OUT_GAIN]
+        out[cut_kernels.OUT_GAIN] = row[gain_ratio_kernels.CAND_RAW_GAIN] * node_weight
+        out[cut_kernels.OUT_FEATURE] = f
+        out[cut_kernels.OUT_LEFT_CODE] = row[gain_ratio_kernels.CAND_LEFT_CODE]
+        out[cut_kernels.OUT_RIGHT_CODE] = row[gain_ratio_kernels.CAND_RIGHT_CODE]
+        out[cut_kernels.OUT_IS_SUBSET] = 1.0 if self.dataset.is_nominal[f] else 0.0
+        node.gain = out[cut_kernels.OUT_GAIN]
         node.split = (out, groups.get(f))
 
     def candidate_table(self, rows, start, end, textbook, used=None):
@@ -1205,7 +1206,7 @@ class Grower:
         """Send the node's rows to its children, rows missing the feature to all
         of them with a share of their weight (C4.5), and record the children."""
         out, groups = node.split
-        feature = int(out[split_kernels.OUT_FEATURE])
+        feature = int(out[cut_kernels.OUT_FEATURE])
         missing_code = int(self.n_codes[feature])
         codes_f = self.codes[node.rows, feature].astype(np.int64)
         missing = codes_f == missing_code
@@ -1221,7 +1222,7 @@ class Grower:
             category_child = np.arange(missing_code)
             branch, n_branches = codes_f, missing_code
         else:
-            branch = (codes_f > int(out[split_kernels.OUT_LEFT_CODE])).astype(np.int64)
+            branch = (codes_f > int(out[cut_kernels.OUT_LEFT_CODE])).astype(np.int64)
             n_branches = 2
         parts, _ = split_fractional_rows(
             node.rows, node.row_weight, np.where(missing, 0, branch), missing, n_branches
@@ -1258,7 +1259,7 @@ class Grower:
         if self.fractional:
             return self._split_fractional(node)
         out, mask = node.split
-        feature = int(out[split_kernels.OUT_FEATURE])
+        feature = int(out[cut_kernels.OUT_FEATURE])
         codes_f = self.codes[:, feature]
         missing_code = int(self.n_codes[feature])
         bounds, child_of_code, surrogates, known_missing = self._partition(node, feature, out, mask)
@@ -1284,7 +1285,7 @@ class Grower:
         elif child_of_code is not None and child_of_code[missing_code] != NO_CHILD:
             missing_child = int(child_of_code[missing_code])
         elif child_of_code is None and n_missing:
-            missing_child = 0 if out[split_kernels.OUT_MISSING_LEFT] else 1
+            missing_child = 0 if out[cut_kernels.OUT_MISSING_LEFT] else 1
         else:
             missing_child = heaviest
         indices = [c.index for c in children]
@@ -1333,8 +1334,8 @@ class Grower:
             return [node.start, middle, node.end], child_of_code, surrogates, -1
         if child_of_code is None:
             middle, n_missing = partition_kernels.partition_threshold(
-                codes_f, self.rows, node.start, node.end, int(out[split_kernels.OUT_LEFT_CODE]),
-                missing_code, bool(out[split_kernels.OUT_MISSING_LEFT]), self.partition_buffer,
+                codes_f, self.rows, node.start, node.end, int(out[cut_kernels.OUT_LEFT_CODE]),
+                missing_code, bool(out[cut_kernels.OUT_MISSING_LEFT]), self.partition_buffer,
             )  # fmt: skip
             return [node.start, middle, node.end], None, None, int(n_missing)
         n_children = missing_code if self.multiway else 2
@@ -1347,10 +1348,10 @@ class Grower:
 
     def _threshold(self, feature, out):
         """The threshold value of a numeric split (+inf for "known left, missing right")."""
-        right_code = int(out[split_kernels.OUT_RIGHT_CODE])
+        right_code = int(out[cut_kernels.OUT_RIGHT_CODE])
         if right_code < 0:
             return np.inf
-        return self._threshold_between(feature, int(out[split_kernels.OUT_LEFT_CODE]), right_code)
+        return self._threshold_between(feature, int(out[cut_kernels.OUT_LEFT_CODE]), right_code)
 
     def _threshold_between(self, feature, left_code, right_code):
         """Threshold between two codes, placed as ``spec.threshold_at`` says."""
@@ -1367,7 +1368,7 @@ class Grower:
             node.start,
             node.end,
             feature,
-            left_code=-1 if mask is not None else int(out[split_kernels.OUT_LEFT_CODE]),
+            left_code=-1 if mask is not None else int(out[cut_kernels.OUT_LEFT_CODE]),
             mask=mask,
             sorted_rows=self.sorted_rows,
             sorted_slot=self.sorted_slot,

@@ -55,7 +55,7 @@ import numpy as np
 from numba import njit
 
 from treelearn.criteria._kernels import HUBER
-from treelearn.splitting._kernels import (
+from treelearn.splitting._cut_kernels import (
     NUMERIC,
     OUT_FEATURE,
     OUT_GAIN,
@@ -599,7 +599,7 @@ def _scan_nominal(codes_f, rows, start, n_bins, node, iwork, fwork, best, mask):
     this ordering is exact (Fisher 1958; Breiman et al. 1984, thm. 4.5); for
     absolute error and Huber it is not guaranteed to find the best subset.
     Writes ``best = [gain, -1, -1, missing_left]`` and ``mask[code]`` (1
-    left, 2 right, 0 absent), as :func:`treelearn.splitting._kernels.scan_subset`;
+    left, 2 right, 0 absent), as :func:`treelearn.splitting._subset_kernels.scan_subset`;
     returns the number of present levels.
     """
     n = node[0][5].shape[0]
