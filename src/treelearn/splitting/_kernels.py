@@ -610,7 +610,7 @@ def find_best_split(
             np.empty(n_node if small else 0, dtype=codes.dtype),
             np.empty(n_node if small else 0, dtype=np.int32),
         )
-        scan = _thread_scan(sorted_scan, 0, codes, n_node, sorted_rows.shape[0] > 0)
+        scan = _thread_scan(sorted_scan, np.int64(0), codes, n_node, sorted_rows.shape[0] > 0)
     out[OUT_GAIN] = -np.inf
     out[OUT_FEATURE] = -1.0
     n_visited = 0
