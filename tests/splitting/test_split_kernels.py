@@ -24,6 +24,7 @@ from treelearn._dtypes import code_dtype_for
 from treelearn.criteria import criterion_id
 from treelearn.criteria._kernels import weighted_impurity
 from treelearn.splitting import _kernels as K
+from treelearn.splitting import _scan_buffer_kernels as scan_buffers
 from treelearn.splitting._cut_kernels import (
     N_CUT_ROWS,
     N_OUT,
@@ -174,13 +175,15 @@ def find_split(
     }
     if not np.all(is_nominal) or not absent_kinds_none:
         # Buffers of no rows: a node's presorted rows are gathered into its own.
-        available["sorted_scan"] = K.sorted_scan_buffers(1, 0, codes.dtype)
+        available["sorted_scan"] = scan_buffers.sorted_scan_buffers(1, 0, codes.dtype)
     if path in ("gathered", "gathered_unit"):  # presorted rows gathered in code order
         # ("gathered_unit": weights all 1, only the targets gathered)
-        available["sorted_scan"] = K.sorted_scan_buffers(1, n, codes.dtype, path == "gathered_unit")
+        available["sorted_scan"] = scan_buffers.sorted_scan_buffers(
+            1, n, codes.dtype, path == "gathered_unit"
+        )
     if path in ("coded", "coded_in_place"):
         n_gathered = n if path == "coded" else 0
-        available["sorted_scan"] = K.sorted_scan_buffers(
+        available["sorted_scan"] = scan_buffers.sorted_scan_buffers(
             1, n_gathered, codes.dtype, sorted_codes=sorted_codes
         )
     # Parameters added later with a default (e.g. surrogate options) keep it.
@@ -594,21 +597,25 @@ def test_gathered_scan_of_unit_weights_is_the_histograms_split(data, min_count):
 
 def test_unit_weight_buffers_hold_ones_and_say_so():
     sorted_codes = np.zeros((2, 5), dtype=np.int32)
-    buffers = K.sorted_scan_buffers(2, 5, np.uint8, unit_weights=True, sorted_codes=sorted_codes)
+    buffers = scan_buffers.sorted_scan_buffers(
+        2, 5, np.uint8, unit_weights=True, sorted_codes=sorted_codes
+    )
     keys, identity, gathered, unit_weights, codes = buffers
     assert unit_weights is True and gathered.shape == (2, 2, 5) and codes is sorted_codes
     # Keys of the code matrix's type and int32 positions, as local mode's: every
     # call of scan_sorted_rows shares one compilation.
     assert keys.dtype == np.uint8 and identity.dtype == np.int32
     np.testing.assert_array_equal(gathered[:, 0], 1.0)
-    own = K.own_sorted_scan(buffers, 3)
+    own = scan_buffers.own_sorted_scan(buffers, 3)
     assert own[0].dtype == np.uint8
     assert own[3] and own[2].shape == (1, 2, 3) and np.shares_memory(own[1], identity)
     assert np.shares_memory(own[4], sorted_codes)
     np.testing.assert_array_equal(own[2][0, 0], 1.0)
-    assert not K.sorted_scan_buffers(1, 4, np.uint8)[3]
-    assert K.sorted_scan_buffers(1, 4, np.uint8)[4].shape == (0, 0)
-    assert K.own_sorted_scan(K.sorted_scan_buffers(1, 0, np.uint8), 3)[2].shape == (1, 2, 0)
+    assert not scan_buffers.sorted_scan_buffers(1, 4, np.uint8)[3]
+    assert scan_buffers.sorted_scan_buffers(1, 4, np.uint8)[4].shape == (0, 0)
+    assert scan_buffers.own_sorted_scan(scan_buffers.sorted_scan_buffers(1, 0, np.uint8), 3)[
+        2
+    ].shape == (1, 2, 0)
 
 
 def test_a_thread_without_room_scans_a_node_in_buffers_of_the_same_types():
@@ -618,14 +625,16 @@ def test_a_thread_without_room_scans_a_node_in_buffers_of_the_same_types():
     otherwise."""
     codes = np.zeros((6, 2), dtype=np.uint16)
     sorted_codes = np.zeros((1, 6), dtype=np.int32)
-    buffers = K.sorted_scan_buffers(1, 6, codes.dtype, unit_weights=True, sorted_codes=sorted_codes)
-    mine = K._thread_scan(buffers, 0, codes, 4, True)
+    buffers = scan_buffers.sorted_scan_buffers(
+        1, 6, codes.dtype, unit_weights=True, sorted_codes=sorted_codes
+    )
+    mine = scan_buffers._thread_scan(buffers, 0, codes, 4, True)
     assert np.shares_memory(mine[0], buffers[0]) and np.shares_memory(mine[2], buffers[2])
     assert mine[3] is True
-    small = K.sorted_scan_buffers(1, 3, codes.dtype, sorted_codes=sorted_codes)
-    no_rows = K.sorted_scan_buffers(1, 0, codes.dtype)
+    small = scan_buffers.sorted_scan_buffers(1, 3, codes.dtype, sorted_codes=sorted_codes)
+    no_rows = scan_buffers.sorted_scan_buffers(1, 0, codes.dtype)
     for sorted_scan, thread in ((no_rows, 0), (buffers, 1), (small, 0)):
-        keys, positions, targets, unit_weights, kept_codes = K._thread_scan(
+        keys, positions, targets, unit_weights, kept_codes = scan_buffers._thread_scan(
             sorted_scan, thread, codes, 4, True
         )
         assert keys.shape == (4,) and keys.dtype == np.uint16
@@ -634,7 +643,7 @@ def test_a_thread_without_room_scans_a_node_in_buffers_of_the_same_types():
         assert kept_codes.shape == ((0, 0) if sorted_scan is no_rows else (1, 6))
         # No presorted features: nothing is gathered, no rows are made (a thread with
         # rows of the buffers gets them, as ever).
-        unused = K._thread_scan(sorted_scan, thread, codes, 4, False)[2]
+        unused = scan_buffers._thread_scan(sorted_scan, thread, codes, 4, False)[2]
         if sorted_scan is small:
             assert np.shares_memory(unused, small[2])
         else:
@@ -693,7 +702,7 @@ def test_a_feature_without_the_buffers_of_its_kind_is_an_error_not_skipped(missi
     is_nominal = np.array([missing == "out_mask", missing == "out_mask"])
     y = np.array([0, 1, 0, 1], dtype=np.int64)
     node_stats = np.array([4.0, 2.0, 2.0])
-    scan = None if missing == "sorted_scan" else K.sorted_scan_buffers(1, 0, codes.dtype)
+    scan = None if missing == "sorted_scan" else scan_buffers.sorted_scan_buffers(1, 0, codes.dtype)
     with pytest.raises(
         AssertionError, match=f"a {'numeric' if missing == 'sorted_scan' else 'nominal'} feature"
     ):

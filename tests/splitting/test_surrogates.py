@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from treelearn.criteria import criterion_id
 from treelearn.splitting import _cut_kernels as cut_kernels
 from treelearn.splitting import _kernels as K
+from treelearn.splitting import _scan_buffer_kernels as scan_buffers
 from treelearn.splitting.surrogate import SurrogateSearch
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -260,7 +261,7 @@ def call_find_best_split(node, y, n_classes, criterion, skip_missing, hist_ratio
         np.empty(K.scratch_codes_size(n, max_bins), dtype=np.int64),
         np.zeros(max_bins + 1, dtype=np.uint8),
         out, out_mask, np.zeros((0, n), dtype=np.int32), np.full(n_features, -1, dtype=np.int64),
-        skip_missing, False, False, K.sorted_scan_buffers(1, 0, codes.dtype),
+        skip_missing, False, False, scan_buffers.sorted_scan_buffers(1, 0, codes.dtype),
     )  # fmt: skip
     return out.copy(), out_mask
 

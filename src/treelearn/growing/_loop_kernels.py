@@ -105,12 +105,7 @@ from treelearn.splitting._cut_kernels import (
     OUT_LEFT_CODE,
     OUT_MISSING_LEFT,
 )
-from treelearn.splitting._kernels import (
-    find_best_split,
-    find_best_split_parallel,
-    own_sorted_scan,
-    presorted_codes,
-)
+from treelearn.splitting._kernels import find_best_split, find_best_split_parallel
 from treelearn.splitting._partition_kernels import (
     largest_child,
     partition_by_child,
@@ -120,6 +115,7 @@ from treelearn.splitting._partition_kernels import (
     summarise_children,
     summarise_children_parallel,
 )
+from treelearn.splitting._scan_buffer_kernels import own_sorted_scan, presorted_codes
 from treelearn.stats._kernels import (
     build_node_histograms,
     build_node_histograms_parallel,

@@ -87,6 +87,7 @@ from treelearn.splitting import _gain_ratio_kernels as gain_ratio_kernels
 from treelearn.splitting import _kernels as split_kernels
 from treelearn.splitting import _partition_kernels as partition_kernels
 from treelearn.splitting import _robust_kernels as robust_kernels
+from treelearn.splitting import _scan_buffer_kernels as scan_buffer_kernels
 from treelearn.splitting.fractional import class_statistics, split_fractional_rows
 from treelearn.splitting.gain_ratio import EPSILON as GAIN_RATIO_EPSILON
 from treelearn.splitting.gain_ratio import SplitRecord, choose_gain_ratio, many_valued
@@ -575,7 +576,7 @@ class Grower:
         # (None where no feature is numeric, as the masks above where none is nominal.)
         self.sorted_scan = None
         if not dataset.is_nominal.all():
-            self.sorted_scan = split_kernels.sorted_scan_buffers(
+            self.sorted_scan = scan_buffer_kernels.sorted_scan_buffers(
                 numba.get_num_threads() if self.large_nodes_threaded else 1,
                 n if self.sorted_features.size else 0,
                 self.codes.dtype,

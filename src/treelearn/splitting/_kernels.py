@@ -9,9 +9,10 @@ the shared parts live in their own modules, below this one:
 :mod:`~treelearn.splitting._cut_kernels` (the ``out`` slots, a cut's tests and
 gain, the tie rule), :mod:`~treelearn.splitting._value_scan_kernels` (squared
 error), :mod:`~treelearn.splitting._gini_scan_kernels` (Gini with whole
-weights), :mod:`~treelearn.splitting._subset_kernels` (nominal features) and
-:mod:`~treelearn.splitting._sort_kernels` (rows ordered by code). The notes
-below hold for all of them.
+weights), :mod:`~treelearn.splitting._subset_kernels` (nominal features),
+:mod:`~treelearn.splitting._sort_kernels` (rows ordered by code) and
+:mod:`~treelearn.splitting._scan_buffer_kernels` (the sorted scans' scratch). The
+notes below hold for all of them.
 
 Every scan reads a histogram ``hist`` whose rows are codes in increasing order
 (a full histogram, or a compact one holding only the codes present at the
@@ -44,10 +45,8 @@ larger helpers too had cost a quarter of the first fit's compile time before.
 """
 
 import numpy as np
-from numba import get_thread_id, njit, prange, types
-from numba.extending import overload
+from numba import get_thread_id, njit, prange
 
-from treelearn._dtypes import row_index_dtype
 from treelearn._optional_kernels import if_present, row_of
 from treelearn.criteria._kernels import GINI, SQUARED_ERROR, weighted_impurity
 from treelearn.splitting._cut_kernels import (
@@ -69,6 +68,7 @@ from treelearn.splitting._gini_scan_kernels import (
     _scan_threshold_whole_gini,
     scan_sorted_whole_gini_by_cuts,
 )
+from treelearn.splitting._scan_buffer_kernels import _thread_scan
 from treelearn.splitting._sort_kernels import (
     _sort_small_node,
     compact_histogram,
@@ -437,93 +437,6 @@ def scan_sorted_rows(
     return n_present
 
 
-def sorted_scan_buffers(n_threads, n_rows, code_dtype, unit_weights=False, sorted_codes=None):
-    """The ``sorted_scan`` scratch of :func:`find_best_split` and
-    :func:`find_best_split_parallel` for nodes of up to ``n_rows`` rows: per
-    thread a row of keys (``code_dtype``, the code matrix's) and two rows of
-    gathered weights and targets, and ``arange(n_rows)`` (row positions, of the
-    narrowest index type); allocated once (fresh pages per node cost a page
-    fault each on first touch). The keys and positions have the types of local
-    mode's (codes and int32 positions), so that every call of
-    :func:`scan_sorted_rows` shares one compilation.
-
-    ``unit_weights``: every row weight is 1. The weights' rows are then filled
-    with ones here and never gathered: the gather reads only the targets, half
-    its random reads (800k rows in random order: 5.8 ns a row with the weights,
-    2.1 without). The fourth entry of the tuple says so.
-
-    ``sorted_codes``: the codes of the presorted rows, run by run (the twin of
-    ``sorted_rows``, partitioned with it by
-    :func:`~treelearn.splitting._partition_kernels.summarise_children`), the fifth
-    entry; None: an int32 array of no rows, and each presorted row's code is read
-    from the code matrix (a random read a row and feature: 17.5% of a full-depth
-    exact regression fit of 800k x 20 rows)."""
-    gathered = np.empty((n_threads, 2, n_rows))
-    if unit_weights:
-        gathered[:, 0, :] = 1.0
-    if sorted_codes is None:
-        sorted_codes = np.empty((0, 0), dtype=np.int32)
-    return (
-        np.empty((n_threads, n_rows), dtype=code_dtype),
-        np.arange(n_rows, dtype=row_index_dtype(n_rows)),
-        gathered,
-        bool(unit_weights),
-        sorted_codes,
-    )
-
-
-def presorted_codes(sorted_scan):
-    """The presorted rows' codes of :func:`sorted_scan_buffers` (its fifth entry), or
-    an int32 array of no rows where ``sorted_scan`` is None (no numeric feature).
-    Callable only from kernels."""
-    raise NotImplementedError("presorted_codes is called from numba kernels only")
-
-
-@overload(presorted_codes)
-def _presorted_codes(sorted_scan):
-    if isinstance(sorted_scan, types.NoneType):
-        return lambda sorted_scan: np.empty((0, 0), dtype=np.int32)
-    return lambda sorted_scan: sorted_scan[4]
-
-
-@njit(cache=True)
-def own_sorted_scan(sorted_scan, n_rows):
-    """One thread's :func:`sorted_scan_buffers` for nodes of up to ``n_rows`` rows,
-    of the kind of ``sorted_scan`` (its ``arange`` and codes shared; no rows when it
-    has none)."""
-    identity, gathered, unit_weights, sorted_codes = sorted_scan[1:]
-    own = np.empty((1, 2, n_rows if gathered.shape[2] else 0))
-    if unit_weights:
-        own[0, 0, :] = 1.0
-    keys = np.empty((1, n_rows), dtype=sorted_scan[0].dtype)
-    return (keys, identity, own, unit_weights, sorted_codes)
-
-
-@njit(cache=True)
-def _thread_scan(sorted_scan, thread, codes, n_node, presorted):
-    """Thread ``thread``'s part of ``sorted_scan`` for a node of ``n_node`` rows; where
-    it has no room for the node on that thread, :func:`_node_scan_buffers` (of the
-    node's rows when features are ``presorted``, else of none); the presorted codes
-    whenever it has them."""
-    n_own = n_node if presorted else 0
-    if thread >= sorted_scan[0].shape[0] or sorted_scan[2].shape[2] < n_own:
-        return _node_scan_buffers(codes, n_own, sorted_scan[1], sorted_scan[4])
-    return (sorted_scan[0][thread], sorted_scan[1], sorted_scan[2][thread], sorted_scan[3],
-            sorted_scan[4])  # fmt: skip
-
-
-@njit(cache=True)
-def _node_scan_buffers(codes, n_rows, positions, sorted_codes):
-    """One thread's ``sorted_scan`` for a node of ``n_rows`` rows, made for it: keys of
-    the code matrix's type, ``arange`` of the type of ``positions`` (those of
-    :func:`sorted_scan_buffers`), the targets' rows, weights to be gathered, and
-    ``sorted_codes``."""
-    return (
-        np.empty(n_rows, dtype=codes.dtype), np.arange(n_rows).astype(positions.dtype),
-        np.empty((2, n_rows)), False, sorted_codes,
-    )  # fmt: skip
-
-
 @njit(cache=True)
 def find_best_split(
     codes,
@@ -583,8 +496,8 @@ def find_best_split(
     ``whole_weights``: every weight is a whole number, their sum below
     :data:`WHOLE_WEIGHT_LIMIT` (see :func:`scan_sorted_rows`).
 
-    ``sorted_scan``: :func:`sorted_scan_buffers` (its first thread's rows are
-    used; see :func:`evaluate_numeric_feature`).
+    ``sorted_scan``: :func:`~treelearn.splitting._scan_buffer_kernels.sorted_scan_buffers`
+    (its first thread's rows are used; see :func:`evaluate_numeric_feature`).
 
     Writes the slots ``OUT_*`` of ``out`` (gain -inf when no split satisfies
     the leaf constraints) and, for a subset split, ``out_mask`` as
@@ -660,7 +573,8 @@ def evaluate_numeric_feature(
     A feature with presorted rows (and no kept histogram) is scanned straight
     from them. With ``sorted_scan = (keys, identity, targets, unit_weights,
     sorted_codes)`` (scratch of at least the node's rows: keys of the code matrix's
-    type, ``arange``, and two rows of floats; :func:`sorted_scan_buffers`) the rows'
+    type, ``arange``, and two rows of floats;
+    :func:`~treelearn.splitting._scan_buffer_kernels.sorted_scan_buffers`) the rows'
     codes (read in sequence from ``sorted_codes`` when it has rows), weights (unless
     ``unit_weights``: ones already) and targets are first gathered in code order, then
     scanned in sequence: gathering is independent reads, which the processor
@@ -834,11 +748,11 @@ def find_best_split_parallel(
     """:func:`find_best_split` over every feature of ``feature_order``, the
     features searched in parallel (numba threads), each with its own scratch.
 
-    ``sorted_scan`` (:func:`sorted_scan_buffers` with a row per numba thread):
-    the scratch of the features whose rows are read in code order from
-    their presorted run, reused by every node. (Allocating it per feature and
-    node cost more than the search: the first touch of every fresh page is a
-    page fault.) ``sorted_scan`` None where no feature is numeric, ``out_mask``
+    ``sorted_scan`` (:func:`~treelearn.splitting._scan_buffer_kernels.sorted_scan_buffers`
+    with a row per numba thread): the scratch of the features whose rows are read in
+    code order from their presorted run, reused by every node. (Allocating it per
+    feature and node cost more than the search: the first touch of every fresh page
+    is a page fault.) ``sorted_scan`` None where no feature is numeric, ``out_mask``
     None where none is nominal, as :func:`find_best_split` takes them.
 
     The features' results are then compared in ``feature_order`` with the same
