@@ -613,9 +613,8 @@ def test_unit_weight_buffers_hold_ones_and_say_so():
     np.testing.assert_array_equal(own[2][0, 0], 1.0)
     assert not scan_buffers.sorted_scan_buffers(1, 4, np.uint8)[3]
     assert scan_buffers.sorted_scan_buffers(1, 4, np.uint8)[4].shape == (0, 0)
-    assert scan_buffers.own_sorted_scan(scan_buffers.sorted_scan_buffers(1, 0, np.uint8), 3)[
-        2
-    ].shape == (1, 2, 0)
+    no_rows = scan_buffers.sorted_scan_buffers(1, 0, np.uint8)
+    assert scan_buffers.own_sorted_scan(no_rows, 3)[2].shape == (1, 2, 0)
 
 
 def test_a_thread_without_room_scans_a_node_in_buffers_of_the_same_types():
