@@ -603,7 +603,7 @@ def test_each_thread_reuses_its_work_space_and_scratch_for_its_subtrees(monkeypa
     scratch_made, make_scratch = [], loop_kernels.subtree_scratch
 
     def grow_subtrees(*args):
-        search, buffers, work_space = args[1], args[6], args[7]
+        search, buffers, work_space = args[1], args[7], args[8]
         call = (
             threading.get_ident(),
             work_space[0].shape[0],  # (work_space: pool, siblings, copy room, nodes, ...)

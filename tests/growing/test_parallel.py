@@ -129,6 +129,33 @@ def test_fits_that_draw_no_features_never_draw_from_the_shared_generator(monkeyp
     _same_tree(one, CARTClassifier(n_jobs=1).fit(X, y))
 
 
+@pytest.mark.skipif(numba.config.NUMBA_NUM_THREADS < 2, reason="needs two numba threads")
+def test_subtrees_run_the_loop_compiled_for_the_top(monkeypatch):
+    """The subtrees' ``parallel_min_rows`` has the type the top's has (None, as a serial
+    fit passes, would compile the whole loop a second time into a threaded fit) and
+    more rows than any subtree, so that none of their nodes uses threads."""
+    loop_kernels = grower.loop_kernels
+    top_args, subtree_args = [], []
+    top, subtrees = loop_kernels.grow_top, loop_kernels.grow_subtrees
+    monkeypatch.setattr(loop_kernels, "grow_top", lambda *a: top_args.append(a) or top(*a))
+    monkeypatch.setattr(
+        loop_kernels, "grow_subtrees", lambda *a: subtree_args.append(a) or subtrees(*a)
+    )
+    X, y = make_classification(3000, 6, random_state=0)
+    two = CARTClassifier(n_jobs=2).fit(X, y)
+    assert len(top_args) == 1 and subtree_args
+    top_threads = top_args[0][5]
+    assert top_threads == 64  # (small_parallel_nodes)
+    frontier = subtree_args[0][12]  # (the deferred nodes, as grow_top left them)
+    front_int, n_front = frontier[0][: frontier[5]], frontier[5]
+    assert n_front
+    rows = front_int[:, loop_kernels.S_END] - front_int[:, loop_kernels.S_START]
+    for args in subtree_args:
+        assert numba.typeof(args[5]) == numba.typeof(top_threads)
+        assert args[5] > rows.max()
+    _same_tree(CARTClassifier(n_jobs=1).fit(X, y), two)
+
+
 def test_fit_restores_numba_thread_count():
     X, y = make_classification(300, 4, random_state=0)
     before = numba.get_num_threads()

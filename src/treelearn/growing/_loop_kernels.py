@@ -489,13 +489,18 @@ def subtree_scratch(search, buffers, largest):
 
 
 @njit(cache=True, nogil=True)
-def grow_subtrees(data, search, rng, kept, limits, thresholds, buffers, work_space, local,
-                  n_values, n_links, frontier, items):  # fmt: skip
+def grow_subtrees(data, search, rng, kept, limits, parallel_min_rows, thresholds, buffers,
+                  work_space, local, n_values, n_links, frontier, items):  # fmt: skip
     """Grow the subtrees of the deferred nodes ``items`` (rows of ``frontier``,
     from :func:`grow_top`) one after the other, each as the serial loop grows it:
     several calls run at once on separate threads, each with ``search`` and
     ``buffers`` of its own (:func:`subtree_scratch`, for at least the items' largest
     subtree). They share ``rng``, which none draws from (every feature is searched).
+
+    ``parallel_min_rows``: more rows than any of the subtrees has, so that no node of
+    theirs uses threads, but of the type :func:`grow_top` took it as: the subtrees then
+    run the loop compiled for the top (None, as a serial fit passes it, compiled the
+    loop a second time into a threaded fit: 11 of its 168 s of compiling).
 
     ``work_space``: the calling thread's pool of kept histograms, siblings' sum,
     room for copies of rows and node table (:func:`no_work_space` the first time),
@@ -518,12 +523,10 @@ def grow_subtrees(data, search, rng, kept, limits, thresholds, buffers, work_spa
         item_rows = front_int[items[i], S_END] - front_int[items[i], S_START]
         if item_rows > buffers[2].shape[0]:
             raise ValueError("grow_subtrees: buffers smaller than a subtree's rows")
+        if item_rows >= parallel_min_rows:
+            raise ValueError("grow_subtrees: a subtree large enough for threads")
         n_item_rows += item_rows
     no_hist = np.empty((0, front_hist.shape[2]))
-    # More rows than any subtree: no node of one uses threads, but the loop is the
-    # threaded one grow_top compiled (passing None, as a serial fit does, compiled
-    # the loop a second time into a threaded fit: 11 of its 168 s of compiling).
-    never_threaded = np.int64(n_item_rows + 1)
     first = np.empty(n_items, dtype=np.int64)
     n_nodes = np.empty(n_items, dtype=np.int64)
     first_cat = np.empty(n_items, dtype=np.int64)
@@ -545,8 +548,8 @@ def grow_subtrees(data, search, rng, kept, limits, thresholds, buffers, work_spa
             front_mask[item],
         )  # fmt: skip
         tables, _, work_space = _grow(
-            data, search, rng, kept, limits, never_threaded, np.int64(1), thresholds, buffers,
-            work_space, local, n_values, n_links, seed, np.int64(0),
+            data, search, rng, kept, limits, parallel_min_rows, np.int64(1), thresholds,
+            buffers, work_space, local, n_values, n_links, seed, np.int64(0),
         )  # fmt: skip
         nodes, count, category_pool, n_cat = tables
         first[i] = n_rows

@@ -788,6 +788,9 @@ class Grower:
         # histograms, room for copies of rows, node table, local mode's arrays),
         # reused by its batches.
         largest = int(sizes.max()) if n_front else 0
+        # More rows than any subtree, of the type grow_top took PARALLEL_MIN_ROWS as: the
+        # subtrees' loop is the one compiled for the top, none of its nodes on threads.
+        never_threaded = np.int64(n_rows + 1)
         work_spaces = {}
 
         def grow(items):
@@ -802,8 +805,8 @@ class Grower:
                 )
             own_search, own_buffers, space, local = work_spaces[thread]
             subtrees, space = loop_kernels.grow_subtrees(
-                data, own_search, rng, kept, limits, thresholds, own_buffers, space, local,
-                n_values, n_links, frontier, items,
+                data, own_search, rng, kept, limits, never_threaded, thresholds, own_buffers,
+                space, local, n_values, n_links, frontier, items,
             )  # fmt: skip
             work_spaces[thread] = (own_search, own_buffers, space, local)
             if sizes[items].sum() >= TRIM_MIN_BATCH_ROWS:
