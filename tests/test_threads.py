@@ -17,7 +17,7 @@ from treelearn._threads import (
     thread_pool,
 )
 from treelearn.data._kernels import gather_matrix_rows_parallel
-from treelearn.growing import grower
+from treelearn.growing import threaded as threaded_module
 
 
 def test_one_pool_per_thread_count_made_once():
@@ -40,7 +40,7 @@ def test_one_pool_per_thread_count_made_once():
 
 
 def test_threads_are_kept_between_fits(monkeypatch):
-    monkeypatch.setattr(grower, "THREADS_MIN_WORK", 0)  # (small trees grow on one thread)
+    monkeypatch.setattr(threaded_module, "THREADS_MIN_WORK", 0)  # (small trees grow on one thread)
     X = np.random.default_rng(0).normal(size=(70_000, 4)).astype(np.float32)
     y = (X[:, 0] + X[:, 1] > 0).astype(int)
     CARTClassifier(max_depth=6, n_jobs=2).fit(X, y)

@@ -19,6 +19,7 @@ from treelearn.data.dataset import build_dataset
 from treelearn.estimators.base import _numba_threads as numba_threads
 from treelearn.growing import CART, Grower
 from treelearn.growing import grower as grower_module
+from treelearn.growing import threaded as threaded_module
 from treelearn.splitting import _partition_kernels as partition_kernels
 
 EPS = np.finfo(np.float64).eps
@@ -507,9 +508,9 @@ def test_expected_work_counts_rows_features_and_levels_below_the_root():
     """Rows x searched features (a presorted one as PRESORTED_ROW_WORK binned ones) x
     levels less the root's, down to max_depth or a balanced tree's depth; a
     classification tree's times CLASSIFICATION_WORK_SHARE."""
-    work = grower_module.expected_work
-    presorted = grower_module.PRESORTED_ROW_WORK
-    share = grower_module.CLASSIFICATION_WORK_SHARE
+    work = threaded_module.expected_work
+    presorted = threaded_module.PRESORTED_ROW_WORK
+    share = threaded_module.CLASSIFICATION_WORK_SHARE
     assert work(100_000, 4, 0, 10, 1, False) == 100_000 * 4 * 9
     assert work(100_000, 4, 0, 10, 1, True) == pytest.approx(100_000 * 4 * 9 * share)
     assert work(100_000, 1, 3, 10, 1, False) == 100_000 * (1 + 3 * presorted) * 9
@@ -538,24 +539,24 @@ def test_a_tree_grows_on_threads_only_when_its_expected_work_pays(monkeypatch):
     (large nodes searched on threads, subtrees grown on threads); below it it grows on
     one (no thread hand-off at all); the same tree either way."""
     calls = []
-    original = grower_module.map_on_threads
+    original = threaded_module.map_on_threads
 
     def counted(work, items, n_threads):
         calls.append(n_threads)
         return original(work, items, n_threads)
 
-    monkeypatch.setattr(grower_module, "map_on_threads", counted)
+    monkeypatch.setattr(threaded_module, "map_on_threads", counted)
     serial = _classification_grower(1, 6)
-    work = grower_module.expected_work(30_000, 3, 0, 6, 1, True)
-    assert work < grower_module.THREADS_MIN_WORK  # (30,000 x 3, depth 6: one thread)
+    work = threaded_module.expected_work(30_000, 3, 0, 6, 1, True)
+    assert work < threaded_module.THREADS_MIN_WORK  # (30,000 x 3, depth 6: one thread)
     assert _classification_grower(2, 6).n_threads == 1
-    monkeypatch.setattr(grower_module, "THREADS_MIN_WORK", work)
+    monkeypatch.setattr(threaded_module, "THREADS_MIN_WORK", work)
     on_threads = _classification_grower(2, 6)
     assert on_threads.n_threads == 2
     with numba_threads(2):
         threaded_tree = on_threads.grow()
     assert calls and max(calls) == 2
-    monkeypatch.setattr(grower_module, "THREADS_MIN_WORK", np.nextafter(work, np.inf))
+    monkeypatch.setattr(threaded_module, "THREADS_MIN_WORK", np.nextafter(work, np.inf))
     calls.clear()
     on_one = _classification_grower(2, 6)
     assert on_one.n_threads == 1
@@ -570,17 +571,17 @@ def test_a_tree_grows_on_threads_only_when_its_expected_work_pays(monkeypatch):
 
 def test_absolute_error_keeps_its_threads_whatever_the_expected_work(monkeypatch):
     """Absolute error sorts every node's rows: not measured against the bound."""
-    monkeypatch.setattr(grower_module, "THREADS_MIN_WORK", np.inf)
+    monkeypatch.setattr(threaded_module, "THREADS_MIN_WORK", np.inf)
     assert _classification_grower(2, 2, criterion="absolute_error", n=2000).n_threads == 2
     assert _classification_grower(2, 2, n=2000).n_threads == 1
 
 
 def test_drawn_features_count_as_searched_ones_in_the_expected_work(monkeypatch):
     """With max_features drawn at each node, only that many features count."""
-    work = grower_module.expected_work(30_000, 1, 0, 6, 1, True)
-    monkeypatch.setattr(grower_module, "THREADS_MIN_WORK", work)
+    work = threaded_module.expected_work(30_000, 1, 0, 6, 1, True)
+    monkeypatch.setattr(threaded_module, "THREADS_MIN_WORK", work)
     assert _classification_grower(2, 6, max_features=1).n_threads == 2
-    monkeypatch.setattr(grower_module, "THREADS_MIN_WORK", np.nextafter(work, np.inf))
+    monkeypatch.setattr(threaded_module, "THREADS_MIN_WORK", np.nextafter(work, np.inf))
     assert _classification_grower(2, 6, max_features=1).n_threads == 1
     assert _classification_grower(2, 6).n_threads == 2  # (all three features searched)
 

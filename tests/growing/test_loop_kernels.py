@@ -28,6 +28,7 @@ from treelearn.growing import _local_kernels as local_kernels
 from treelearn.growing import _loop_kernels as loop_kernels
 from treelearn.growing import _node_tables as node_tables
 from treelearn.growing import grower as grower_module
+from treelearn.growing import threaded as threaded_module
 from treelearn.growing.spec import C45
 from treelearn.splitting import _kernels as split_kernels
 from treelearn.splitting import _value_scan_kernels as value_scan_kernels
@@ -323,8 +324,8 @@ def test_large_nodes_search_on_threads_in_both_loops(task, max_bins, monkeypatch
     """With two threads both loops search nodes of PARALLEL_MIN_ROWS rows or more in
     parallel (here 64, so most nodes do); the trees are the same, and the same as
     with one thread."""
-    monkeypatch.setattr(grower_module, "PARALLEL_MIN_ROWS", 64)
-    monkeypatch.setattr(grower_module, "THREADS_MIN_WORK", 0)
+    monkeypatch.setattr(threaded_module, "PARALLEL_MIN_ROWS", 64)
+    monkeypatch.setattr(threaded_module, "THREADS_MIN_WORK", 0)
     frame = make_frame(1500, seed=11, n_numeric=5)
     y, n_classes = make_target(frame, task, seed=11)
     w = weights_for("floats", y, n_classes, seed=11)
@@ -370,15 +371,15 @@ def test_subtrees_on_threads_grow_the_serial_tree(setting, task, max_bins, nomin
     separate threads and stitched back: the Tree is the one-thread Tree bit for bit
     (numbering, category maps, kept histograms handed over, presorted rows)."""
     per_thread, min_rows = SUBTREE_SETTINGS[setting]
-    monkeypatch.setattr(grower_module, "PARALLEL_MIN_ROWS", 64)
-    monkeypatch.setattr(grower_module, "THREADS_MIN_WORK", 0)
+    monkeypatch.setattr(threaded_module, "PARALLEL_MIN_ROWS", 64)
+    monkeypatch.setattr(threaded_module, "THREADS_MIN_WORK", 0)
     monkeypatch.setattr(grower_module, "STORE_MIN_ROWS", 32)
-    monkeypatch.setattr(grower_module, "SUBTREES_PER_THREAD", per_thread)
+    monkeypatch.setattr(threaded_module, "SUBTREES_PER_THREAD", per_thread)
     # (Batches of at most as many rows as a subtree: several subtrees to a batch.)
-    monkeypatch.setattr(grower_module, "MAX_BATCH_SHARE", per_thread)
-    monkeypatch.setattr(grower_module, "SUBTREE_MIN_ROWS", min_rows)
-    monkeypatch.setattr(grower_module, "TRIM_MIN_BATCH_ROWS", 1)
-    monkeypatch.setattr(grower_module, "STITCH_WAVES_MIN_BYTES", 0)
+    monkeypatch.setattr(threaded_module, "MAX_BATCH_SHARE", per_thread)
+    monkeypatch.setattr(threaded_module, "SUBTREE_MIN_ROWS", min_rows)
+    monkeypatch.setattr(threaded_module, "TRIM_MIN_BATCH_ROWS", 1)
+    monkeypatch.setattr(threaded_module, "STITCH_WAVES_MIN_BYTES", 0)
     frame = make_frame(1200, seed=5, n_numeric=4)
     y, n_classes = make_target(frame, task, seed=5)
     w = weights_for("floats", y, n_classes, seed=5)
@@ -399,7 +400,7 @@ def test_subtrees_on_threads_grow_the_serial_tree(setting, task, max_bins, nomin
     monkeypatch.setattr(
         loop_kernels, "place_subtrees", lambda *a: events.append("place") or place(*a)
     )
-    monkeypatch.setattr(grower_module, "_return_freed_memory", lambda: events.append("trim"))
+    monkeypatch.setattr(threaded_module, "_return_freed_memory", lambda: events.append("trim"))
     with numba_threads(2):
         threaded = Grower(dataset, y, w, n_classes, spec, np.random.default_rng(0), 2).grow()
     assert_same_tree(threaded, single)
@@ -434,7 +435,7 @@ def test_subtree_batches_are_guided_shares_of_the_work_left(sizes, max_depth, n_
         data.draw(st.lists(st.integers(0, top), min_size=sizes.shape[0], max_size=sizes.shape[0])),
         dtype=np.int64,
     )
-    batches = grower_module.subtree_batches(sizes, depths, max_depth, n_threads)
+    batches = threaded_module.subtree_batches(sizes, depths, max_depth, n_threads)
     levels = np.log2(np.maximum(sizes, 2))
     if max_depth is not None:
         levels = np.minimum(levels, np.maximum(max_depth - depths, 1))
@@ -443,17 +444,17 @@ def test_subtree_batches_are_guided_shares_of_the_work_left(sizes, max_depth, n_
     assert sorted(items.tolist()) == list(range(sizes.shape[0]))
     assert np.all(np.diff(cost[items]) <= 0)
     left = cost.sum()
-    least = left / (grower_module.MIN_BATCH_SHARE * n_threads)
-    most = left / (grower_module.MAX_BATCH_SHARE * n_threads)
+    least = left / (threaded_module.MIN_BATCH_SHARE * n_threads)
+    most = left / (threaded_module.MAX_BATCH_SHARE * n_threads)
     for k, batch in enumerate(batches):
         # (Summed one node at a time, as the batching does: the same roundings.)
         before_last = 0.0
         for item in batch[:-1]:
             before_last += cost[item]
-            share = min(max(left / (grower_module.GUIDED_SHARE * n_threads), least), most)
+            share = min(max(left / (threaded_module.GUIDED_SHARE * n_threads), least), most)
             assert before_last < share  # (the batch did not close before its last node)
         taken = before_last + cost[batch[-1]]
-        share = min(max(left / (grower_module.GUIDED_SHARE * n_threads), least), most)
+        share = min(max(left / (threaded_module.GUIDED_SHARE * n_threads), least), most)
         if k < len(batches) - 1:
             assert taken >= share
         left -= taken
@@ -464,21 +465,21 @@ def test_subtree_batches_weigh_the_levels_max_depth_leaves():
     all its levels to grow; without ``max_depth``, it costs more."""
     sizes = np.array([1000, 600])
     depths = np.array([9, 0])
-    assert grower_module.subtree_batches(sizes, depths, 10, 2)[0][0] == 1
-    assert grower_module.subtree_batches(sizes, depths, None, 2)[0][0] == 0
+    assert threaded_module.subtree_batches(sizes, depths, 10, 2)[0][0] == 1
+    assert threaded_module.subtree_batches(sizes, depths, None, 2)[0][0] == 0
 
 
 @pytest.mark.parametrize("min_batch_rows", [100, 301])
 def test_batches_of_subtrees_hand_freed_memory_back_from_a_size(min_batch_rows, monkeypatch):
     """A batch of subtrees hands its freed memory back when it holds at least
     ``TRIM_MIN_BATCH_ROWS`` rows; the stitching does once all are grown."""
-    monkeypatch.setattr(grower_module, "PARALLEL_MIN_ROWS", 64)
-    monkeypatch.setattr(grower_module, "THREADS_MIN_WORK", 0)
-    monkeypatch.setattr(grower_module, "SUBTREES_PER_THREAD", 2)
-    monkeypatch.setattr(grower_module, "MAX_BATCH_SHARE", 2)  # (batches of 300+ rows)
-    monkeypatch.setattr(grower_module, "SUBTREE_MIN_ROWS", 1)
-    monkeypatch.setattr(grower_module, "TRIM_MIN_BATCH_ROWS", min_batch_rows)
-    monkeypatch.setattr(grower_module, "STITCH_WAVES_MIN_BYTES", 0)
+    monkeypatch.setattr(threaded_module, "PARALLEL_MIN_ROWS", 64)
+    monkeypatch.setattr(threaded_module, "THREADS_MIN_WORK", 0)
+    monkeypatch.setattr(threaded_module, "SUBTREES_PER_THREAD", 2)
+    monkeypatch.setattr(threaded_module, "MAX_BATCH_SHARE", 2)  # (batches of 300+ rows)
+    monkeypatch.setattr(threaded_module, "SUBTREE_MIN_ROWS", 1)
+    monkeypatch.setattr(threaded_module, "TRIM_MIN_BATCH_ROWS", min_batch_rows)
+    monkeypatch.setattr(threaded_module, "STITCH_WAVES_MIN_BYTES", 0)
     frame = make_frame(1200, seed=5, n_numeric=4)
     y, n_classes = make_target(frame, "multiclass", seed=5)
     dataset = build_dataset(frame, max_bins=16)
@@ -493,7 +494,7 @@ def test_batches_of_subtrees_hand_freed_memory_back_from_a_size(min_batch_rows, 
 
     monkeypatch.setattr(loop_kernels, "grow_subtrees", grow_subtrees)
     trims = []
-    monkeypatch.setattr(grower_module, "_return_freed_memory", lambda: trims.append(1))
+    monkeypatch.setattr(threaded_module, "_return_freed_memory", lambda: trims.append(1))
     with numba_threads(2):
         Grower(dataset, y, None, n_classes, spec_for(n_classes), np.random.default_rng(0), 2).grow()
     assert min(batch_rows) < 301 <= max(batch_rows) and min(batch_rows) >= 100
@@ -512,9 +513,9 @@ def test_shallow_trees_grown_from_copies_defer_fewer_subtrees(max_depth, max_bin
     nodes below n / (SHALLOW_SUBTREES_PER_THREAD x threads) rows; deeper trees and
     exact mode's (presorted rows) below n / (SUBTREES_PER_THREAD x threads). The
     Tree is the one-thread Tree either way."""
-    monkeypatch.setattr(grower_module, "PARALLEL_MIN_ROWS", 64)
-    monkeypatch.setattr(grower_module, "THREADS_MIN_WORK", 0)
-    monkeypatch.setattr(grower_module, "SUBTREE_MIN_ROWS", 1)
+    monkeypatch.setattr(threaded_module, "PARALLEL_MIN_ROWS", 64)
+    monkeypatch.setattr(threaded_module, "THREADS_MIN_WORK", 0)
+    monkeypatch.setattr(threaded_module, "SUBTREE_MIN_ROWS", 1)
     frame = make_frame(1200, seed=5, nominal=False, n_numeric=4)
     y, n_classes = make_target(frame, "multiclass", seed=5)
     dataset = build_dataset(frame, max_bins=max_bins)
@@ -533,12 +534,20 @@ def test_shallow_trees_grown_from_copies_defer_fewer_subtrees(max_depth, max_bin
     assert defer_rows == [1200 // (per_thread * 2)]
 
 
+def _set_growing_constant(monkeypatch, name, value):
+    """Set the growing constant ``name`` on the one module that defines it, the
+    grower's or the threads' (each is read through its own module)."""
+    (module,) = [m for m in (grower_module, threaded_module) if hasattr(m, name)]
+    monkeypatch.setattr(module, name, value)
+
+
 def _serial_tree_for_threads(monkeypatch, task, frame, settings, seed=5, max_bins=16):
-    """Set the grower module's ``settings`` (name: value), encode ``frame`` with
-    ``max_bins`` and grow its tree on one thread: ``(dataset, y, n_classes, spec,
-    tree)``, for a test to grow the same on two threads."""
+    """Set ``settings`` (name: value) on the module that holds each, the grower's or
+    the threads' (:func:`_set_growing_constant`), encode ``frame`` with ``max_bins``
+    and grow its tree on one thread: ``(dataset, y, n_classes, spec, tree)``, for a
+    test to grow the same on two threads."""
     for name, value in settings.items():
-        monkeypatch.setattr(grower_module, name, value)
+        _set_growing_constant(monkeypatch, name, value)
     y, n_classes = make_target(frame, task, seed=seed)
     dataset = build_dataset(frame, max_bins=max_bins)
     spec = spec_for(n_classes)
@@ -566,7 +575,7 @@ def test_a_small_stitched_tree_is_placed_in_one_go(wave_min_bytes, monkeypatch):
         return place(*args)
 
     monkeypatch.setattr(loop_kernels, "place_subtrees", placed)
-    monkeypatch.setattr(grower_module, "_return_freed_memory", lambda: events.append(("trim",)))
+    monkeypatch.setattr(threaded_module, "_return_freed_memory", lambda: events.append(("trim",)))
     kernel, n_batches = loop_kernels.grow_subtrees, []
     monkeypatch.setattr(loop_kernels, "grow_subtrees", lambda *a: n_batches.append(1) or kernel(*a))
     with numba_threads(2):
@@ -733,9 +742,9 @@ def test_subtrees_grown_from_copies_of_their_rows_are_the_python_loops(
     and in the subtrees of two: the Python loop's Tree, bit for bit (missing values,
     nominal features, weights or none; exact codes with presorted rows copy nothing)."""
     # Two threads: subtrees of up to half the rows deferred (1,500-3,000 rows).
-    monkeypatch.setattr(grower_module, "PARALLEL_MIN_ROWS", 64)
-    monkeypatch.setattr(grower_module, "THREADS_MIN_WORK", 0)
-    monkeypatch.setattr(grower_module, "SUBTREES_PER_THREAD", 1)
+    monkeypatch.setattr(threaded_module, "PARALLEL_MIN_ROWS", 64)
+    monkeypatch.setattr(threaded_module, "THREADS_MIN_WORK", 0)
+    monkeypatch.setattr(threaded_module, "SUBTREES_PER_THREAD", 1)
     frame = make_frame(6000, seed=21, n_numeric=6)
     y, n_classes = make_target(frame, task, seed=21, n_classes=2 if task == "binary" else 4)
     w = weights_for(weights, y, n_classes, seed=21) if weights else None
@@ -881,9 +890,9 @@ def test_no_sample_weights_store_none_and_grow_the_tree_of_ones(path, setting, m
     every statistics path, in local mode, on threads and with features drawn."""
     for constant, value in PATHS[path].items():
         monkeypatch.setattr(grower_module, constant, value)
-    monkeypatch.setattr(grower_module, "PARALLEL_MIN_ROWS", 64)
-    monkeypatch.setattr(grower_module, "THREADS_MIN_WORK", 0)
-    monkeypatch.setattr(grower_module, "SUBTREE_MIN_ROWS", 8)
+    monkeypatch.setattr(threaded_module, "PARALLEL_MIN_ROWS", 64)
+    monkeypatch.setattr(threaded_module, "THREADS_MIN_WORK", 0)
+    monkeypatch.setattr(threaded_module, "SUBTREE_MIN_ROWS", 8)
     changes, n_threads = NO_WEIGHTS_SETTINGS[setting]
     frame = make_frame(1500, seed=23, n_numeric=4)
     dataset = build_dataset(frame, max_bins=max_bins)

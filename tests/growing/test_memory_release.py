@@ -20,7 +20,7 @@ from numba.core.runtime import _nrt_python, rtsys
 from sklearn.datasets import make_classification, make_regression
 
 from treelearn import C45Classifier, CARTClassifier, CARTRegressor, ID3Classifier
-from treelearn.growing import grower
+from treelearn.growing import threaded as threaded_module
 
 
 @pytest.fixture(autouse=True)
@@ -107,9 +107,9 @@ def test_a_fit_frees_what_its_kernels_allocated(name):
 @pytest.mark.parametrize("task", ["classification", "regression"])
 def test_a_fit_on_two_threads_frees_what_its_kernels_allocated(task, max_bins, monkeypatch):
     """Large nodes searched on threads, subtrees grown on threads and stitched."""
-    monkeypatch.setattr(grower, "PARALLEL_MIN_ROWS", 256)
-    monkeypatch.setattr(grower, "THREADS_MIN_WORK", 0)
-    monkeypatch.setattr(grower, "SUBTREE_MIN_ROWS", 1)
+    monkeypatch.setattr(threaded_module, "PARALLEL_MIN_ROWS", 256)
+    monkeypatch.setattr(threaded_module, "THREADS_MIN_WORK", 0)
+    monkeypatch.setattr(threaded_module, "SUBTREE_MIN_ROWS", 1)
     X, y = _numeric(task)
     estimator = CARTRegressor if task == "regression" else CARTClassifier
 
@@ -123,5 +123,5 @@ def test_a_fit_on_two_threads_frees_what_its_kernels_allocated(task, max_bins, m
 def test_the_threaded_stitching_finds_glibcs_malloc_trim():
     """Where the C library is glibc, the memory the subtrees' tables freed on the
     pool's threads is handed back (``malloc_trim``) before the stitched tables fill."""
-    assert grower._malloc_trim() is not None
-    assert grower._return_freed_memory() is None
+    assert threaded_module._malloc_trim() is not None
+    assert threaded_module._return_freed_memory() is None

@@ -9,6 +9,7 @@ from sklearn.datasets import make_classification, make_regression
 from treelearn import CARTClassifier, CARTRegressor, ID3Classifier
 from treelearn.exceptions import ParameterError
 from treelearn.growing import grower
+from treelearn.growing import threaded as threaded_module
 from treelearn.splitting import _kernels as split_kernels
 
 
@@ -34,8 +35,8 @@ def small_parallel_nodes(monkeypatch):
     """Send every node with 64 rows or more down the parallel search, and put the
     exact thresholds of trees of 64 rows or more in on threads, whatever the tree's
     expected work."""
-    monkeypatch.setattr(grower, "PARALLEL_MIN_ROWS", 64)
-    monkeypatch.setattr(grower, "THREADS_MIN_WORK", 0)
+    monkeypatch.setattr(threaded_module, "PARALLEL_MIN_ROWS", 64)
+    monkeypatch.setattr(threaded_module, "THREADS_MIN_WORK", 0)
     monkeypatch.setattr(grower, "THRESHOLD_THREADS_MIN_ROWS", 64)
 
 
@@ -102,7 +103,7 @@ def test_threads_do_not_change_the_tree(make, monkeypatch):
 def test_threads_do_not_change_id3_or_max_features(data_dir, monkeypatch):
     frame = pd.read_csv(data_dir / "watermelon2.csv")
     X, y = frame.drop(columns=["编号", "好瓜"]), frame["好瓜"]
-    monkeypatch.setattr(grower, "PARALLEL_MIN_ROWS", 2)
+    monkeypatch.setattr(threaded_module, "PARALLEL_MIN_ROWS", 2)
     _same_tree(ID3Classifier(n_jobs=1).fit(X, y), ID3Classifier(n_jobs=2).fit(X, y))
     assert ID3Classifier(n_jobs=2).fit(X, y).get_n_leaves() == 9
     Xc, yc = make_classification(2000, 8, random_state=1)
