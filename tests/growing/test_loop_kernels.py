@@ -27,6 +27,8 @@ from treelearn.growing import CART, ID3, Grower
 from treelearn.growing import _local_kernels as local_kernels
 from treelearn.growing import _loop_kernels as loop_kernels
 from treelearn.growing import _node_tables as node_tables
+from treelearn.growing import _row_copy_kernels as row_copy_kernels
+from treelearn.growing import _stitch_kernels as stitch_kernels
 from treelearn.growing import grower as grower_module
 from treelearn.growing import threaded as threaded_module
 from treelearn.growing.spec import C45
@@ -396,9 +398,9 @@ def test_subtrees_on_threads_grow_the_serial_tree(setting, task, max_bins, nomin
     # here every batch is large enough), then by the stitching once all are, and
     # after each wave of two batches placed (their tables let go of).
     events = []
-    place = loop_kernels.place_subtrees
+    place = stitch_kernels.place_subtrees
     monkeypatch.setattr(
-        loop_kernels, "place_subtrees", lambda *a: events.append("place") or place(*a)
+        stitch_kernels, "place_subtrees", lambda *a: events.append("place") or place(*a)
     )
     monkeypatch.setattr(threaded_module, "_return_freed_memory", lambda: events.append("trim"))
     with numba_threads(2):
@@ -568,13 +570,13 @@ def test_a_small_stitched_tree_is_placed_in_one_go(wave_min_bytes, monkeypatch):
     dataset, y, n_classes, spec, single = _serial_tree_for_threads(
         monkeypatch, "regression", frame, settings
     )
-    events, place = [], loop_kernels.place_subtrees
+    events, place = [], stitch_kernels.place_subtrees
 
     def placed(*args):
         events.append(("place", threading.get_ident()))
         return place(*args)
 
-    monkeypatch.setattr(loop_kernels, "place_subtrees", placed)
+    monkeypatch.setattr(stitch_kernels, "place_subtrees", placed)
     monkeypatch.setattr(threaded_module, "_return_freed_memory", lambda: events.append(("trim",)))
     kernel, n_batches = loop_kernels.grow_subtrees, []
     monkeypatch.setattr(loop_kernels, "grow_subtrees", lambda *a: n_batches.append(1) or kernel(*a))
@@ -709,8 +711,8 @@ def test_copied_rows_are_the_nodes_rows_in_their_order(task, weights):
     weight = rng.uniform(0.5, 2.0, n) if weights else np.empty(0)
     data = (codes, rows, y_class, y_value, weight, task != "regression", np.int64(0),
             np.int64(3))  # fmt: skip
-    space = loop_kernels._copy_space(data, 50)
-    copy = loop_kernels._copied_rows(data, start, end, space)
+    space = row_copy_kernels.new_copy_space(data, 50)
+    copy = row_copy_kernels.copied_rows(data, start, end, space)
     assert numba.typeof(copy) == numba.typeof(data)
     taken = rows[start:end]
     np.testing.assert_array_equal(copy[0], codes[taken], strict=True)
@@ -720,7 +722,7 @@ def test_copied_rows_are_the_nodes_rows_in_their_order(task, weights):
         np.testing.assert_array_equal(copy[k], expected, strict=True)
     assert copy[5:] == data[5:]
     row_bytes = n_features + 4 + (8 if task == "regression" else 4) + (8 if weights else 0)
-    assert loop_kernels._copy_row_bytes(data) == row_bytes
+    assert row_copy_kernels.copy_row_bytes(data) == row_bytes
 
 
 @pytest.mark.parametrize("n_threads", [1, 2])

@@ -35,20 +35,20 @@ subtree grown on local copies of its rows
 (:func:`~treelearn.growing._local_kernels.grow_local`), the same nodes in the
 same order. Grown on one thread without presorted rows, a popped node of up to
 :data:`COPY_MAX_BYTES` of rows (and at most half of them) has its subtree grown
-from a copy of its rows (:func:`_copied_rows`): a node deep in the tree holds a
-row in many of the training set, and each of its histograms reads a cache line
-a row and feature of the code matrix; from the copy, which stays in cache, it
-reads 0.6 ns a row and feature against 1.4-2.5 (2 classes, nodes of 1,600-22,000
-rows of 800,000). The copy keeps the rows' order, so every sum is added in the
+from a copy of its rows (:mod:`~treelearn.growing._row_copy_kernels`): a node deep
+in the tree holds a row in many of the training set, and each of its histograms
+reads a cache line a row and feature of the code matrix; from the copy, which stays
+in cache, it reads 0.6 ns a row and feature against 1.4-2.5 (2 classes, nodes of
+1,600-22,000 rows of 800,000). The copy keeps the rows' order, so every sum is added in the
 same order: the same Tree.
 
 On several threads (all features searched), :func:`grow_top` splits the large
 nodes and defers the others with their split, statistics and kept histogram;
 :func:`grow_subtrees` grows the deferred nodes' subtrees, each exactly as the
 serial loop would, several calls at once on separate threads (numba releases
-the GIL); :func:`serial_layout`, :func:`place_top_nodes` and
-:func:`place_subtrees` put them back, every node numbered as the serial loop
-numbers it, each written once. Same Tree, bit for bit, for any number of threads.
+the GIL); :mod:`~treelearn.growing._stitch_kernels` puts them back, every node
+numbered as the serial loop numbers it, each written once. Same Tree, bit for bit,
+for any number of threads.
 
 Compile time: numba compiles a kernel with the code of every kernel it calls linked
 in and optimised again, so a kernel that only calls another compiles all the code
@@ -61,7 +61,7 @@ they compiled for 15 s of their own, of the 124 s of the CLI's first run (2026-1
 
 import numba
 import numpy as np
-from numba import literal_unroll, njit
+from numba import njit
 
 from treelearn._dtypes import (
     N_REGRESSION_CHANNELS,
@@ -73,19 +73,14 @@ from treelearn._dtypes import n_channels as task_channels
 from treelearn._optional_kernels import if_present
 from treelearn.growing._local_kernels import (
     LOCAL_MAX_ROWS,
-    copy_node_codes,
     grow_local,
     local_mode_pays,
     local_workspace,
 )
 from treelearn.growing._node_tables import (
-    CATEGORY_LINKS,
-    K_CAT_LEN,
-    K_CAT_START,
-    K_FIRST_CHILD,
-    K_N_CHILDREN,
     L_MAX_DEPTH,
     category_pool_for,
+    copy_nodes,
     grown,
     initial_capacity,
     may_split,
@@ -97,6 +92,7 @@ from treelearn.growing._node_tables import (
     weight_of,
     write_node,
 )
+from treelearn.growing._row_copy_kernels import copied_rows, copy_row_bytes, new_copy_space
 from treelearn.splitting._cut_kernels import (
     N_OUT,
     OUT_FEATURE,
@@ -151,11 +147,12 @@ DEFER_HIST_MIN_RATIO = 8
 
 #: A popped node of more than ``LOCAL_MAX_ROWS`` rows, at most half the training
 #: rows and at most this many bytes of rows (its codes, row index and targets:
-#: :func:`_copy_row_bytes`), has its whole subtree grown from a copy of its rows
-#: (:func:`_copied_rows`), when grown on one thread without presorted rows and its
-#: children may be split. 800,000 x 20, depth 10, one thread (alternating
-#: processes): 2 classes 0.149 s against 0.173, 10 classes 0.247 against 0.312,
-#: regression 0.221 against 0.326; 1 MB and 8 MB were slower, 4 MB the same.
+#: :func:`~treelearn.growing._row_copy_kernels.copy_row_bytes`), has its whole subtree
+#: grown from a copy of its rows (:func:`~treelearn.growing._row_copy_kernels.copied_rows`),
+#: when grown on one thread without presorted rows and its children may be split.
+#: 800,000 x 20, depth 10, one thread (alternating processes): 2 classes 0.149 s
+#: against 0.173, 10 classes 0.247 against 0.312, regression 0.221 against 0.326;
+#: 1 MB and 8 MB were slower, 4 MB the same.
 COPY_MAX_BYTES = 2 << 20
 
 #: Rows per piece of a partition on threads (:func:`partition_threshold_parallel`):
@@ -556,8 +553,8 @@ def grow_subtrees(data, search, rng, kept, limits, parallel_min_rows, thresholds
         n_nodes[i] = count
         first_cat[i] = n_cat_rows
         all_nodes = room_for(all_nodes, n_rows, count)
-        # (np.int64: numba would compile _copy_nodes for a literal 0 or 1 too.)
-        _copy_nodes(nodes, np.int64(0), all_nodes, n_rows, count)
+        # (np.int64: numba would compile copy_nodes for a literal 0 or 1 too.)
+        copy_nodes(nodes, np.int64(0), all_nodes, n_rows, count)
         all_cat = _appended(all_cat, n_cat_rows, category_pool[:n_cat].reshape((n_cat, 1)))
         n_rows += count
         n_cat_rows += n_cat
@@ -572,7 +569,7 @@ def no_work_space(data):
     # again for its value, apart from the calls that pass a variable.
     zero, one = np.int64(0), np.int64(1)
     return (
-        np.empty((0, 0, 0)), np.empty((0, 0)), _copy_space(data, zero), new_nodes(zero, one, one)
+        np.empty((0, 0, 0)), np.empty((0, 0)), new_copy_space(data, zero), new_nodes(zero, one, one)
     )  # fmt: skip
 
 
@@ -612,126 +609,6 @@ def _appended(table, n_used, new_rows):
         table = grown(table, max(needed, 2 * table.shape[0]))
     table[n_used:needed] = new_rows
     return table
-
-
-@njit(cache=True)
-def serial_layout(tables, frontier, items, n_nodes):
-    """Where the serial loop numbers the nodes of :func:`grow_top`'s tables with
-    each deferred node ``frontier[items[i]]`` split into its subtree of
-    ``n_nodes[i]`` nodes (from :func:`grow_subtrees`).
-
-    The serial loop splits nodes in pre-order, children in order, and numbers a
-    node's children together when it splits it; depth-first, it splits a
-    deferred node's whole subtree before anything else, so the subtree's nodes
-    below its root get consecutive numbers in their local order. Returns
-    ``(number, base, n_total)``: the number of each of the tables' nodes, the
-    number of each item's local node 1 (local node ``j >= 1`` is ``base + j - 1``),
-    and the number of nodes.
-    """
-    links, n_top = tables[0][-1], tables[1]
-    front_node = frontier[0][:, S_NODE]
-    item_of = np.full(n_top, -1, dtype=np.int64)
-    for i in range(items.shape[0]):
-        item_of[front_node[items[i]]] = i
-    number = np.empty(n_top, dtype=np.int64)
-    base = np.empty(items.shape[0], dtype=np.int64)
-    number[0] = 0
-    counter = np.int64(1)
-    stack = np.empty(n_top, dtype=np.int64)
-    stack[0] = 0
-    top = 1
-    while top > 0:
-        top -= 1
-        node = stack[top]
-        i = item_of[node]
-        if i >= 0:
-            base[i] = counter
-            counter += n_nodes[i] - 1
-            continue
-        n_children = links[node, K_N_CHILDREN]
-        first = links[node, K_FIRST_CHILD]
-        for j in range(n_children):
-            number[first + j] = counter + j
-        counter += n_children
-        for j in range(n_children - 1, -1, -1):
-            stack[top] = first + j
-            top += 1
-    return number, base, counter
-
-
-@njit(cache=True)
-def place_top_nodes(tables, number, out_nodes):
-    """Write :func:`grow_top`'s nodes into the stitched table ``out_nodes`` at their
-    serial ``number`` (:func:`serial_layout`), children renumbered."""
-    nodes, n_top = tables[0], tables[1]
-    links, out_links = nodes[8], out_nodes[8]
-    for node in range(n_top):
-        target = number[node]
-        _copy_nodes(nodes, node, out_nodes, target, np.int64(1))
-        if links[node, K_N_CHILDREN] > 0:
-            out_links[target, K_FIRST_CHILD] = number[links[node, K_FIRST_CHILD]]
-
-
-@njit(cache=True, nogil=True)
-def place_subtrees(subtrees, root_number, base, category_offset, out_nodes):
-    """Write one :func:`grow_subtrees` call's subtrees into the stitched table
-    ``out_nodes``: item ``i``'s root (the deferred node, now split) at
-    ``root_number[i]``, its local node ``j >= 1`` at ``base[i] + j - 1`` (copied
-    together, :func:`_copy_nodes`); children renumbered, category maps moved to
-    where the batch's pool starts in the stitched pool (``category_offset``)."""
-    sub_nodes, _, first, n_nodes, first_cat = subtrees
-    out_links = out_nodes[8]
-    for i in range(n_nodes.shape[0]):
-        _copy_nodes(sub_nodes, first[i], out_nodes, root_number[i], np.int64(1))
-        _copy_nodes(sub_nodes, first[i] + 1, out_nodes, base[i], n_nodes[i] - 1)
-        _renumber_links(out_links, root_number[i], root_number[i] + 1, base[i] - 1,
-                        category_offset + first_cat[i])  # fmt: skip
-        _renumber_links(out_links, base[i], base[i] + n_nodes[i] - 1, base[i] - 1,
-                        category_offset + first_cat[i])  # fmt: skip
-
-
-@njit(cache=True, _nrt=False)
-def _copy_nodes(nodes, i, target, t, count):
-    """Nodes ``i .. i + count - 1`` of the table ``nodes`` written as nodes ``t ..
-    t + count - 1`` of ``target`` (which has room for them), their links as they
-    are: column by column, each a run of memory. (Node by node, the nine columns at
-    once, stitching 1.6 million nodes took 84 ms of two threads' time; now 47.)"""
-    # (Unsigned positions: see treelearn.splitting._partition_kernels.partition_threshold.
-    # Slices, ``out[t : t + count] = column[i : i + count]``, took 36 ms to stitch the
-    # 1.6 million nodes against these loops' 28.)
-    source, to, n = np.uint64(i), np.uint64(t), np.uint64(count)
-    pairs = _column_pairs(nodes, target)
-    for pair in literal_unroll(pairs):
-        column, out = pair
-        # (Entries a node: 1 in a column, the width of a table such as ``value``.)
-        width = np.uint64(column.size // column.shape[0]) if column.shape[0] else np.uint64(0)
-        flat, out_flat = column.reshape(-1), out.reshape(-1)
-        first, out_first = source * width, to * width
-        for k in range(n * width):
-            out_flat[out_first + k] = flat[first + k]
-
-
-@njit(cache=True, _nrt=False, inline="always")
-def _column_pairs(nodes, target):
-    """The nine columns of two node tables, side by side."""
-    a, b = nodes, target
-    return (
-        (a[0], b[0]), (a[1], b[1]), (a[2], b[2]), (a[3], b[3]), (a[4], b[4]), (a[5], b[5]),
-        (a[6], b[6]), (a[7], b[7]), (a[8], b[8]),
-    )  # fmt: skip
-
-
-@njit(cache=True, _nrt=False)
-def _renumber_links(links, start, stop, node_shift, category_shift):
-    """Nodes ``start .. stop - 1`` of a stitched table, copied from a subtree's own
-    table: their first child moved by ``node_shift``, their category map (where the
-    table has them) by ``category_shift``."""
-    with_categories = links.shape[1] >= CATEGORY_LINKS
-    for t in range(start, stop):
-        if links[t, K_N_CHILDREN] > 0:
-            links[t, K_FIRST_CHILD] += node_shift
-        if with_categories and links[t, K_CAT_LEN] > 0:
-            links[t, K_CAT_START] += category_shift
 
 
 @njit(cache=True, _nrt=False)
@@ -792,78 +669,6 @@ def _defer(frontier, stacks, top, hist):
     return front_int, front_stats, front_out, front_mask, front_hist, n_front + 1, n_hist
 
 
-@njit(cache=True, inline="always")
-def _per_row(values, rows):
-    """Whether ``values`` (a target or weights) has an entry a row of ``rows``, and so
-    is copied with them (:func:`_copied_rows`); otherwise it is a placeholder (the
-    other task's target, no weights), kept as it is."""
-    return values.shape[0] == rows.shape[0]
-
-
-@njit(cache=True, inline="always")
-def _copy_row_bytes(data):
-    """Bytes a row of ``data`` takes in a copy (:func:`_copied_rows`): its codes, its
-    index, and those of its targets and weight that have an entry a row."""
-    codes, rows, y_class, y_value, weight = data[:5]
-    row_bytes = codes.shape[1] * codes.itemsize + rows.itemsize
-    for values_itemsize, per_row in (
-        (y_class.itemsize, _per_row(y_class, rows)),
-        (y_value.itemsize, _per_row(y_value, rows)),
-        (weight.itemsize, _per_row(weight, rows)),
-    ):
-        if per_row:
-            row_bytes += values_itemsize
-    return row_bytes
-
-
-@njit(cache=True)
-def _copy_space(data, n_rows):
-    """Flat arrays for :func:`_copied_rows` of up to ``n_rows`` rows of ``data``."""
-    codes, rows, y_class, y_value, weight = data[:5]
-    return (
-        np.empty(n_rows * codes.shape[1], dtype=codes.dtype),
-        np.empty(n_rows, dtype=rows.dtype),
-        np.empty(n_rows if _per_row(y_class, rows) else 0, dtype=y_class.dtype),
-        np.empty(n_rows if _per_row(y_value, rows) else 0, dtype=y_value.dtype),
-        np.empty(n_rows if _per_row(weight, rows) else 0, dtype=weight.dtype),
-    )
-
-
-@njit(cache=True, inline="always")
-def _copied_entries(values, rows, start, end, space):
-    """``values[rows[start:end]]`` in ``space``, where ``values`` has an entry a row of
-    ``rows`` (a target or weights); ``values`` as it is otherwise (a placeholder)."""
-    if not _per_row(values, rows):
-        return values
-    copy = space[: end - start]
-    for i in range(end - start):
-        copy[i] = values[np.uint64(rows[start + i])]
-    return copy
-
-
-@njit(cache=True)
-def _copied_rows(data, start, end, space):
-    """``data`` of the rows ``rows[start:end]`` only, in that order (the row
-    ``rows[start + i]`` as row ``i``), in the arrays of ``space``
-    (:func:`_copy_space`): the same types, so the loop grows a node from the copy
-    as from ``data``, the same splits. A target or weight array without an entry a
-    row (the other task's placeholder; no weights) stays as it is."""
-    codes, rows, y_class, y_value, weight = data[:5]
-    flat_codes, space_rows, space_class, space_value, space_weight = space
-    n = end - start
-    by_feature = flat_codes[: n * codes.shape[1]].reshape((codes.shape[1], n))
-    copy_node_codes(codes, rows, start, end, by_feature)
-    copy_class = _copied_entries(y_class, rows, start, end, space_class)
-    copy_value = _copied_entries(y_value, rows, start, end, space_value)
-    copy_weight = _copied_entries(weight, rows, start, end, space_weight)
-    copy_rows = space_rows[:n]
-    for i in range(n):
-        copy_rows[i] = i
-    is_classification, criterion, n_classes = data[5:]
-    return (by_feature.T, copy_rows, copy_class, copy_value, copy_weight, is_classification,
-            criterion, n_classes)  # fmt: skip
-
-
 @njit(cache=True, nogil=True)
 def _grow(data, search, rng, kept, limits, parallel_min_rows, n_threads, thresholds, buffers,
           work_space, local, n_values, n_links, seed, defer_rows):  # fmt: skip
@@ -875,9 +680,10 @@ def _grow(data, search, rng, kept, limits, parallel_min_rows, n_threads, thresho
     (:func:`grow_top`); nodes of at least ``parallel_min_rows`` rows (None: none) use
     ``n_threads`` threads (:func:`_threads_of`). ``work_space``: ``(pool, siblings,
     copy_space, node_room)``, the pool of kept histograms, the siblings' sum, the room
-    for copies of rows (:func:`_copy_space`) and a node table to work in (each too
-    small, as :func:`no_work_space`'s: made here); ``local``: local mode's arrays
-    (:func:`local_space`; None: no local mode, left out of this compilation).
+    for copies of rows (:func:`~treelearn.growing._row_copy_kernels.new_copy_space`) and
+    a node table to work in (each too small, as :func:`no_work_space`'s: made here);
+    ``local``: local mode's arrays (:func:`local_space`; None: no local mode, left out
+    of this compilation).
 
     Returns ``(tables, frontier, work_space)``: ``tables`` and ``frontier`` as
     :func:`grow_top`, ``work_space`` as grown (for the next call to reuse). The node
@@ -967,12 +773,12 @@ def _grow(data, search, rng, kept, limits, parallel_min_rows, n_threads, thresho
         and sorted_rows.shape[0] == 0
     ):
         copy_rows = min(
-            COPY_MAX_BYTES // _copy_row_bytes(data), rows.shape[0] // 2, seed_end - seed_start
+            COPY_MAX_BYTES // copy_row_bytes(data), rows.shape[0] // 2, seed_end - seed_start
         )
         if copy_rows <= LOCAL_MAX_ROWS:
             copy_rows = 0
     if copy_space[1].shape[0] < copy_rows:
-        copy_space = _copy_space(data, copy_rows)
+        copy_space = new_copy_space(data, copy_rows)
     active = data
     copy_top = np.int64(-1)
     max_depth = limits[L_MAX_DEPTH]
@@ -1118,7 +924,7 @@ def _grow(data, search, rng, kept, limits, parallel_min_rows, n_threads, thresho
             and LOCAL_MAX_ROWS < end - start <= copy_rows
             and (max_depth < 0 or depth < max_depth)
         ):
-            active = _copied_rows(data, start, end, copy_space)
+            active = copied_rows(data, start, end, copy_space)
             copy_top = top
             start, end = np.int64(0), end - start
         codes, rows, y_class, y_value, weight = active[:5]

@@ -30,6 +30,7 @@ import numpy as np
 from treelearn._threads import map_on_threads
 from treelearn.growing import _loop_kernels as loop_kernels
 from treelearn.growing import _node_tables as node_tables
+from treelearn.growing import _stitch_kernels as stitch_kernels
 
 #: Nodes with at least this many rows search their features on several threads
 #: (when ``n_jobs`` allows more than one); smaller ones are not worth the start-up.
@@ -250,7 +251,7 @@ def _stitched_table(n_threads, tables, frontier, batches, results):
     no_items = np.zeros(0, dtype=np.int64)
     items = np.concatenate(batches) if batches else no_items
     n_nodes = np.concatenate([r[3] for r in results]) if results else no_items
-    number, base, n_total = loop_kernels.serial_layout(tables, frontier, items, n_nodes)
+    number, base, n_total = stitch_kernels.serial_layout(tables, frontier, items, n_nodes)
     n_values = tables[0][node_tables.NODE_COLUMNS.index("value")].shape[1]
     n_links = tables[0][node_tables.NODE_COLUMNS.index("links")].shape[1]
     in_waves = n_total * node_tables.node_bytes(n_values, n_links) >= STITCH_WAVES_MIN_BYTES
@@ -258,7 +259,7 @@ def _stitched_table(n_threads, tables, frontier, batches, results):
         _return_freed_memory()  # (what growing the subtrees freed)
     wave_size = n_threads if in_waves else max(len(batches), 1)
     out_nodes = node_tables.new_nodes(n_total, n_values, n_links)
-    loop_kernels.place_top_nodes(tables, number, out_nodes)
+    stitch_kernels.place_top_nodes(tables, number, out_nodes)
     category_pools = [tables[2][: tables[3]]] + [r[1] for r in results]
     pool_start = np.cumsum([0] + [p.shape[0] for p in category_pools])
     first_item = np.cumsum([0] + [b.shape[0] for b in batches])
@@ -276,10 +277,10 @@ def _stitched_table(n_threads, tables, frontier, batches, results):
             for k in wave
         ]
         if in_waves:
-            map_on_threads(lambda p: loop_kernels.place_subtrees(*p), placements, n_threads)
+            map_on_threads(lambda p: stitch_kernels.place_subtrees(*p), placements, n_threads)
         else:
             for placement in placements:
-                loop_kernels.place_subtrees(*placement)
+                stitch_kernels.place_subtrees(*placement)
         del placements
         for k in wave:
             results[k] = None
