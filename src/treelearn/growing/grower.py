@@ -230,7 +230,33 @@ class Grower:
         self.n_classes = n_classes
         self.is_classification = n_classes > 0
         self.criterion = criterion_id(spec.criterion, self.is_classification)
-        n = dataset.n_samples
+        self.robust = self.criterion not in HISTOGRAM_CRITERIA
+        self.gain_ratio = spec.selection == "gain_ratio"
+        self.record_splits = self.gain_ratio or (spec.record_splits and self.is_classification)
+        # missing="surrogate" (rpart): splits are searched on the rows that know
+        # the feature, then the rows missing it follow the node's surrogates.
+        self.surrogate_mode = spec.missing == "surrogate"
+        self.fractional = spec.missing == "fractional"
+        self.multiway = spec.nominal_split == "multiway"
+        self.n_channels = n_channels(0 if self.is_classification else 1, n_classes)
+        self.n_features = dataset.n_features
+        self.max_features = spec.max_features or self.n_features
+        self.n_codes = dataset.n_codes
+        self.codes = dataset.codes
+        self.split_records = {}
+        # In this order: each step reads what the steps before it settled.
+        self._take_targets(y, sample_weight)
+        self._choose_kept_and_presorted_features()
+        self._make_work_arrays()
+        self._settle_weights()
+        self._set_up_missing_values()
+        self._set_up_presorted_rows()
+        self._set_up_threads(n_threads)
+        self._set_up_gain_ratio()
+
+    def _take_targets(self, y, sample_weight):
+        """``y_class``, ``y_value`` and ``weight`` (None where no sample weights were
+        given: :meth:`_settle_weights`) as the kernels take them."""
         # One dtype per array whatever the task and writable arrays only (numba
         # compiles the loop once per combination of argument types).
         if self.is_classification:
@@ -240,11 +266,11 @@ class Grower:
             self.y_class = np.zeros(1, dtype=np.int32)
             self.y_value = _kernel_array(y, np.float64)
         self.weight = None if sample_weight is None else _kernel_array(sample_weight, np.float64)
-        self.n_channels = n_channels(0 if self.is_classification else 1, n_classes)
-        self.n_features = dataset.n_features
-        self.max_features = spec.max_features or self.n_features
-        self.n_codes = dataset.n_codes
-        self.codes = dataset.codes
+
+    def _choose_kept_and_presorted_features(self):
+        """The features that keep a histogram per node (few codes) and those whose rows
+        are kept in code order (many codes, numeric): ``stored_*``, ``sorted_*``."""
+        dataset = self.dataset
         # Histograms kept per node: features with few codes, stacked.
         small = np.flatnonzero(self.n_codes + 1 <= STORE_MAX_BINS)
         self.stored_features = small.astype(np.int64)
@@ -255,6 +281,24 @@ class Grower:
         self.stored_offsets[small] = self.stored_rows[:-1]
         self.no_offsets = np.full(self.n_features, -1, dtype=np.int64)
         self.empty_hist = np.zeros((0, self.n_channels))
+        # Numeric features with many codes keep their rows sorted by code in every
+        # node (partitioned stably at each split), so no node ever sorts.
+        # (Absolute error and Huber sort their node rows in their own kernel.)
+        many = np.flatnonzero(~dataset.is_nominal & (self.n_codes + 1 > STORE_MAX_BINS))
+        if self.criterion not in HISTOGRAM_CRITERIA:
+            many = many[:0]
+        self.sorted_slot = np.full(self.n_features, -1, dtype=np.int64)
+        self.sorted_slot[many] = np.arange(many.shape[0])
+        self.sorted_features = many
+        if self.robust:
+            # Absolute error and Huber search the node's rows, never histograms.
+            self.stored_features = self.stored_features[:0]
+            self.huber_delta = float(self.spec.huber_delta or 1.0)
+            self._location_cache = None
+
+    def _make_work_arrays(self):
+        """The split search's and partition's scratch, made once for the tree."""
+        n, dataset, spec = self.dataset.n_samples, self.dataset, self.spec
         max_bins = int(self.n_codes.max()) + 1
         self.scratch_hist = np.empty((max_bins + 1, self.n_channels))
         self.scratch_codes = np.empty(split_kernels.scratch_codes_size(n, max_bins), dtype=np.int64)
@@ -266,15 +310,6 @@ class Grower:
         self.out_mask = np.zeros(max_bins + 1, dtype=np.uint8) if has_nominal else None
         self.partition_buffer = np.empty(n, dtype=np.intp)
         self.all_features = np.arange(self.n_features, dtype=np.int64)
-        # Numeric features with many codes keep their rows sorted by code in every
-        # node (partitioned stably at each split), so no node ever sorts.
-        # (Absolute error and Huber sort their node rows in their own kernel.)
-        many = np.flatnonzero(~dataset.is_nominal & (self.n_codes + 1 > STORE_MAX_BINS))
-        if self.criterion not in HISTOGRAM_CRITERIA:
-            many = many[:0]
-        self.sorted_slot = np.full(self.n_features, -1, dtype=np.int64)
-        self.sorted_slot[many] = np.arange(many.shape[0])
-        self.sorted_features = many
         # Read at random for every presorted row at every split: as narrow as the
         # children allow (one byte: splitting 20 runs of 800k rows took 3.7 ns a row
         # and feature, against 7.5 with int32).
@@ -284,14 +319,11 @@ class Grower:
         self.child_of_row = np.zeros(n, dtype=np.uint8 if most_children <= 256 else np.int32)
         # Two rows: a presorted run's rows and their codes, while they are partitioned.
         self.sorted_buffer = np.empty((2, n), dtype=row_index_dtype(n))
-        self.robust = self.criterion not in HISTOGRAM_CRITERIA
-        if self.robust:
-            # Absolute error and Huber search the node's rows, never histograms.
-            self.stored_features = self.stored_features[:0]
-            self.huber_delta = float(spec.huber_delta or 1.0)
-            self._location_cache = None
-        self.gain_ratio = spec.selection == "gain_ratio"
-        self.record_splits = self.gain_ratio or (spec.record_splits and self.is_classification)
+
+    def _settle_weights(self):
+        """``weight`` where none were given (ones, or none stored), and whether all are
+        whole numbers (``whole_weights``)."""
+        n = self.dataset.n_samples
         if self.weight is None:
             # No sample weights: where the numba loop grows the tree (and no split
             # records are made afterwards), no weights are stored: its kernels read
@@ -299,10 +331,15 @@ class Grower:
             # 8 bytes a row less memory). The other ways of growing read ones.
             stored = not self._fast_loop_applies() or self.record_splits
             self.weight = np.ones(n) if stored else np.empty(0)
-        # missing="surrogate" (rpart): splits are searched on the rows that know
-        # the feature, then the rows missing it follow the node's surrogates.
-        self.surrogate_mode = spec.missing == "surrogate"
-        self.multiway = spec.nominal_split == "multiway"
+        # Whole weights (no sample weights, bootstrap counts) let the Gini scans
+        # keep exact running sums of squares (the same gains, far fewer steps);
+        # fractional weights change per node, so never there.
+        self.whole_weights = not self.fractional and _are_whole(self.weight, n)
+
+    def _set_up_missing_values(self):
+        """``missing="surrogate"``: the surrogates' search; ``missing="fractional"``
+        (C4.5): no histograms kept, no rows presorted, the weights a scratch copy."""
+        dataset, spec = self.dataset, self.spec
         if self.surrogate_mode:
             if self.robust:
                 raise ParameterError(
@@ -313,8 +350,6 @@ class Grower:
                 self.codes, self.n_codes, dataset.is_nominal, self.weight,
                 spec.max_surrogates, HIST_RATIO,
             )  # fmt: skip
-        self.fractional = spec.missing == "fractional"
-        self.split_records = {}
         if self.fractional:
             # Rows and weights differ per node: no histogram is kept or shared,
             # no row order is kept sorted, and the weights are a scratch copy.
@@ -322,10 +357,11 @@ class Grower:
             self.stored_features = self.stored_features[:0]
             self.sorted_features = self.sorted_features[:0]
             self.sorted_slot[:] = -1
-        # Whole weights (no sample weights, bootstrap counts) let the Gini scans
-        # keep exact running sums of squares (the same gains, far fewer steps);
-        # fractional weights change per node, so never there.
-        self.whole_weights = not self.fractional and _are_whole(self.weight, n)
+
+    def _set_up_presorted_rows(self):
+        """The presorted features' rows in code order and their codes (``sorted_rows``,
+        ``sorted_codes``), and local mode's map of a row to its place in its node."""
+        n, dataset = self.dataset.n_samples, self.dataset
         # Local mode's map from a row to its place in its node (at most LOCAL_MAX_ROWS),
         # for the presorted runs only.
         self.local_of_row = np.zeros(
@@ -351,6 +387,11 @@ class Grower:
             )
             self.sorted_codes = np.empty_like(self.sorted_rows)
         del presorted
+
+    def _set_up_threads(self, n_threads):
+        """Whether the tree grows on ``n_threads`` threads (``n_threads``, 1 where they
+        do not pay) and its large nodes on threads, and the presorted scans' buffers."""
+        n, dataset = self.dataset.n_samples, self.dataset
         # Presorted features' rows are gathered in code order into a buffer per
         # thread before they are scanned, allocated once (fresh pages per node
         # cost page faults); a row per numba thread when large nodes search on threads.
@@ -362,7 +403,7 @@ class Grower:
         # Whether the numba loop's large nodes use threads: the scan buffers here
         # and the loop (_grow_fast) read the one decision.
         self.large_nodes_threaded = self.n_threads > 1 and n >= threaded.PARALLEL_MIN_ROWS
-        # (None where no feature is numeric, as the masks above where none is nominal.)
+        # (None where no feature is numeric, as the subset masks where none is nominal.)
         self.sorted_scan = None
         if not dataset.is_nominal.all():
             self.sorted_scan = scan_buffer_kernels.sorted_scan_buffers(
@@ -372,6 +413,11 @@ class Grower:
                 unit_weights=not self.fractional and _are_ones(self.weight),
                 sorted_codes=self.sorted_codes,
             )
+
+    def _set_up_gain_ratio(self):
+        """C4.5's attributes left out of the average gain, and the candidate table's
+        scratch and exact values where splits are recorded."""
+        n, dataset, spec = self.dataset.n_samples, self.dataset, self.spec
         if self.gain_ratio:
             n_values = np.where(dataset.is_nominal, self.n_codes, 0)
             self.excluded_from_average = many_valued(n_values, n)
