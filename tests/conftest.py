@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from treelearn.growing import grower as grower_module
+from treelearn.growing import settings as settings_module
 
 DATA_DIR = Path(__file__).parent / "data"
 
@@ -20,4 +20,4 @@ def numba_loop_at_any_size(monkeypatch):
     """The numba growing loops on every table, however small (the Grower leaves tables
     under ``NUMBA_LOOP_MIN_ROWS`` rows to the Python loop): for the tests that compare
     them with the Python loop."""
-    monkeypatch.setattr(grower_module, "NUMBA_LOOP_MIN_ROWS", 0)
+    monkeypatch.setattr(settings_module, "NUMBA_LOOP_MIN_ROWS", 0)

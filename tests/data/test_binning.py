@@ -23,6 +23,7 @@ from treelearn.data.binning import (
 from treelearn.data.dataset import build_dataset, encode_table
 from treelearn.data.schema import RawColumn, read_table
 from treelearn.growing import grower
+from treelearn.growing import settings as settings_module
 
 
 def _column(values):
@@ -114,15 +115,15 @@ def test_subtraction_gives_the_tree_of_direct_histograms(task, monkeypatch):
         return subtract(*args)
 
     monkeypatch.setattr(grower, "subtract_histograms", counted)
-    monkeypatch.setattr(grower, "FAST_LOOP", False)  # count the Python loop's subtractions
+    monkeypatch.setattr(settings_module, "FAST_LOOP", False)  # count the Python loop's subtractions
     with_subtraction = make().fit(X, y)
     assert subtractions, "binned features should derive children's histograms by subtraction"
-    monkeypatch.setattr(grower, "STORE_MIN_ROWS", 10**9)
+    monkeypatch.setattr(settings_module, "STORE_MIN_ROWS", 10**9)
     direct = make().fit(X, y)
     np.testing.assert_array_equal(with_subtraction.tree_.feature, direct.tree_.feature)
     np.testing.assert_array_equal(with_subtraction.tree_.threshold, direct.tree_.threshold)
     np.testing.assert_allclose(with_subtraction.tree_.value, direct.tree_.value, rtol=1e-9)
-    monkeypatch.setattr(grower, "FAST_LOOP", True)  # the numba loop subtracts the same way
+    monkeypatch.setattr(settings_module, "FAST_LOOP", True)  # the numba loop subtracts the same way
     fast = make().set_params(n_jobs=1).fit(X, y)
     np.testing.assert_array_equal(fast.tree_.feature, with_subtraction.tree_.feature)
     np.testing.assert_array_equal(fast.tree_.value, with_subtraction.tree_.value)

@@ -225,7 +225,7 @@ def test_numba_loop_records_the_python_loops_tables(data, watermelon, tennis, mo
     """ID3 grows on the numba loop and makes its split records from the Tree
     afterwards: the same nodes, tables and features as the Python loop records."""
     from treelearn.growing import _loop_kernels as loop_kernels
-    from treelearn.growing import grower as grower_module
+    from treelearn.growing import settings as settings_module
 
     if data == "random":  # many empty branches, min_gain and max_depth stops, Gini
         rng = np.random.default_rng(0)
@@ -243,7 +243,7 @@ def test_numba_loop_records_the_python_loops_tables(data, watermelon, tennis, mo
     )
     fast = ID3Classifier(n_jobs=1, **params).fit(X, y)
     assert calls == [1]
-    monkeypatch.setattr(grower_module, "FAST_LOOP", False)
+    monkeypatch.setattr(settings_module, "FAST_LOOP", False)
     slow = ID3Classifier(n_jobs=1, **params).fit(X, y)
     assert calls == [1]
     assert export_text(fast) == export_text(slow)

@@ -2,7 +2,7 @@
 
 Every configuration :meth:`Grower._c45_loop_applies` claims is grown by
 :func:`treelearn.growing._c45_kernels.grow_c45` and by the Python loop
-(``grower.C45_LOOP = False``, the reference): every array of the two Trees, and
+(``settings_module.C45_LOOP = False``, the reference): every array of the two Trees, and
 every number of every split record, must be equal.
 """
 
@@ -16,7 +16,7 @@ from sklearn.datasets import make_classification
 from treelearn import C45Classifier
 from treelearn.data.dataset import build_dataset
 from treelearn.growing import _c45_kernels as c45_kernels
-from treelearn.growing import grower as grower_module
+from treelearn.growing import settings as settings_module
 
 TREE_ARRAYS = (
     "feature", "kind", "threshold", "child_ptr", "children", "category_ptr", "category_child",
@@ -43,7 +43,7 @@ def fit_both(X, y, sample_weight=None, **params):
         fast = C45Classifier(**params).fit(X, y, sample_weight=sample_weight)
     assert calls == [1]
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(grower_module, "C45_LOOP", False)
+        patch.setattr(settings_module, "C45_LOOP", False)
         slow = C45Classifier(**params).fit(X, y, sample_weight=sample_weight)
     assert_same(fast, slow)
     return fast

@@ -18,7 +18,7 @@ from treelearn.data import dataset as dataset_module
 from treelearn.data.dataset import build_dataset
 from treelearn.estimators.base import _numba_threads as numba_threads
 from treelearn.growing import CART, Grower
-from treelearn.growing import grower as grower_module
+from treelearn.growing import settings as settings_module
 from treelearn.growing import threaded as threaded_module
 from treelearn.splitting import _partition_kernels as partition_kernels
 
@@ -328,7 +328,7 @@ def test_statistics_paths_grow_the_same_tree(task, monkeypatch):
     for name, constants in PATHS.items():
         with monkeypatch.context() as patch:
             for constant, value in constants.items():
-                patch.setattr(grower_module, constant, value)
+                patch.setattr(settings_module, constant, value)
             _, tree, _ = grow(frame, y, w, n_classes, min_samples_leaf=2)
         arrays = _tree_arrays(tree)
         if reference is None:
@@ -344,7 +344,7 @@ def test_subtraction_path_is_optimal_on_a_large_node(monkeypatch):
     subtraction; the splits stay the brute-force best."""
     frame, y, w, n_classes = make_data("binary", n=1500, seed=3, weights="floats")
     dataset, tree, spec = grow(frame, y, w, n_classes, max_depth=2)
-    assert dataset.n_samples >= grower_module.STORE_MIN_ROWS
+    assert dataset.n_samples >= settings_module.STORE_MIN_ROWS
     check_tree(dataset, tree, spec, y, w, n_classes)
 
 
@@ -408,7 +408,7 @@ def test_unit_weights_gather_only_targets_and_grow_the_weighted_tree(n_classes):
     X = rng.normal(size=(n, 3))
     y = rng.integers(0, 3, n) if n_classes else X[:, 0] + rng.normal(scale=0.5, size=n)
     dataset = build_dataset(X)
-    assert (dataset.n_codes + 1 > grower_module.STORE_MAX_BINS).all()
+    assert (dataset.n_codes + 1 > settings_module.STORE_MAX_BINS).all()
     spec = CART.replace(criterion="gini" if n_classes else "squared_error", max_depth=4)
     trees = []
     for weight, unit in ((np.ones(n), True), (np.full(n, 2.0), False)):
@@ -429,7 +429,7 @@ def test_presorted_rows_are_the_encodings_sort(n_threads, monkeypatch):
     the same tree."""
     # The encoding keeps orders for exactly the features the Grower presorts (more
     # codes than STORE_MAX_BINS - 1): one number, spelled in two layers.
-    assert dataset_module.ROW_ORDER_MIN_CODES == grower_module.STORE_MAX_BINS
+    assert dataset_module.ROW_ORDER_MIN_CODES == settings_module.STORE_MAX_BINS
     rng = np.random.default_rng(6)
     n = 3000
     X = rng.normal(size=(n, 4))
@@ -608,13 +608,13 @@ def test_tables_under_numba_loop_min_rows_grow_by_the_python_loop(algorithm, mon
             return CARTClassifier(n_jobs=1).fit(X, y)
         return C45Classifier(pruning=None, collapse=False).fit(X, y)
 
-    bound = grower_module.NUMBA_LOOP_MIN_ROWS
+    bound = settings_module.NUMBA_LOOP_MIN_ROWS
     assert bound == 32
     python_loop = fit(bound - 1)
     assert calls == []
     fit(bound)
     assert calls == [1]
-    monkeypatch.setattr(grower_module, "NUMBA_LOOP_MIN_ROWS", 0)
+    monkeypatch.setattr(settings_module, "NUMBA_LOOP_MIN_ROWS", 0)
     numba_loop = fit(bound - 1)
     assert calls == [1, 1]
     assert python_loop.tree_.n_leaves > 2

@@ -2,7 +2,7 @@
 
 Every configuration :meth:`Grower._fast_loop_applies` claims is grown twice, by
 :func:`treelearn.growing._loop_kernels.grow_depth_first` and by the Python loop
-(``grower.FAST_LOOP = False``, the reference), on fixed and random datasets;
+(``settings_module.FAST_LOOP = False``, the reference), on fixed and random datasets;
 every array of the two Trees must be equal, and so must the random generator's
 state afterwards (the same features were drawn in the same order).
 """
@@ -30,6 +30,7 @@ from treelearn.growing import _node_tables as node_tables
 from treelearn.growing import _row_copy_kernels as row_copy_kernels
 from treelearn.growing import _stitch_kernels as stitch_kernels
 from treelearn.growing import grower as grower_module
+from treelearn.growing import settings as settings_module
 from treelearn.growing import threaded as threaded_module
 from treelearn.growing.spec import C45
 from treelearn.splitting import _kernels as split_kernels
@@ -81,7 +82,7 @@ def grow_both(dataset, y, w, n_classes, spec, seed=0, n_threads=1):
     assert calls in (["grow_depth_first"], ["grow_top"])  # (grow_top: subtrees on threads)
     rng_slow = np.random.default_rng(seed)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(grower_module, "FAST_LOOP", False)
+        patch.setattr(settings_module, "FAST_LOOP", False)
         slow_grower = Grower(dataset, y, w, n_classes, spec, rng_slow, n_threads)
         assert not slow_grower._fast_loop_applies()
         slow = slow_grower.grow()
@@ -209,7 +210,7 @@ def test_kept_histograms_and_subtraction(task, max_bins):
     y, n_classes = make_target(frame, task, seed=8)
     w = weights_for("floats", y, n_classes, seed=8)
     dataset = build_dataset(frame, max_bins=max_bins)
-    assert dataset.n_samples >= grower_module.STORE_MIN_ROWS
+    assert dataset.n_samples >= settings_module.STORE_MIN_ROWS
     grow_both(dataset, y, w, n_classes, spec_for(n_classes, min_samples_leaf=3))
     grow_both(dataset, y, w, n_classes, spec_for(n_classes, nominal_split="multiway"))
 
@@ -339,7 +340,7 @@ def test_large_nodes_search_on_threads_in_both_loops(task, max_bins, monkeypatch
         threaded = grow_both(dataset, y, w, n_classes, spec, n_threads=2)
         grower = Grower(dataset, y, w, n_classes, spec, np.random.default_rng(0), 2)
         with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(grower_module, "FAST_LOOP", False)
+            patch.setattr(settings_module, "FAST_LOOP", False)
             patch.setattr(split_kernels, "find_best_split_parallel",
                           lambda *a: calls.append(1) or parallel(*a))  # fmt: skip
             grower.grow()
@@ -375,7 +376,7 @@ def test_subtrees_on_threads_grow_the_serial_tree(setting, task, max_bins, nomin
     per_thread, min_rows = SUBTREE_SETTINGS[setting]
     monkeypatch.setattr(threaded_module, "PARALLEL_MIN_ROWS", 64)
     monkeypatch.setattr(threaded_module, "THREADS_MIN_WORK", 0)
-    monkeypatch.setattr(grower_module, "STORE_MIN_ROWS", 32)
+    monkeypatch.setattr(settings_module, "STORE_MIN_ROWS", 32)
     monkeypatch.setattr(threaded_module, "SUBTREES_PER_THREAD", per_thread)
     # (Batches of at most as many rows as a subtree: several subtrees to a batch.)
     monkeypatch.setattr(threaded_module, "MAX_BATCH_SHARE", per_thread)
@@ -539,7 +540,7 @@ def test_shallow_trees_grown_from_copies_defer_fewer_subtrees(max_depth, max_bin
 def _set_growing_constant(monkeypatch, name, value):
     """Set the growing constant ``name`` on the one module that defines it, the
     grower's or the threads' (each is read through its own module)."""
-    (module,) = [m for m in (grower_module, threaded_module) if hasattr(m, name)]
+    (module,) = [m for m in (settings_module, threaded_module) if hasattr(m, name)]
     monkeypatch.setattr(module, name, value)
 
 
@@ -808,7 +809,7 @@ PATHS = {
 def test_statistics_paths(path, nominal_split, monkeypatch):
     """The grower's constants, read when a tree is grown, steer both loops alike."""
     for constant, value in PATHS[path].items():
-        monkeypatch.setattr(grower_module, constant, value)
+        monkeypatch.setattr(settings_module, constant, value)
     frame = make_frame(400, seed=13)
     for task in ("multiclass", "regression"):
         y, n_classes = make_target(frame, task, seed=13)
@@ -826,7 +827,7 @@ def test_whole_weights_grow_the_same_tree(path, max_bins, nominal, monkeypatch):
     and in local mode (all features numeric); missing values, nominal features
     and leaf constraints included."""
     for constant, value in PATHS[path].items():
-        monkeypatch.setattr(grower_module, constant, value)
+        monkeypatch.setattr(settings_module, constant, value)
     frame = make_frame(1500, seed=21, nominal=nominal)
     dataset = build_dataset(frame, max_bins=max_bins)
     y, n_classes = make_target(frame, "multiclass", seed=21, n_classes=4)
@@ -891,7 +892,7 @@ def test_no_sample_weights_store_none_and_grow_the_tree_of_ones(path, setting, m
     as every row weighing 1) and grows the Tree of an array of ones, bit for bit, on
     every statistics path, in local mode, on threads and with features drawn."""
     for constant, value in PATHS[path].items():
-        monkeypatch.setattr(grower_module, constant, value)
+        monkeypatch.setattr(settings_module, constant, value)
     monkeypatch.setattr(threaded_module, "PARALLEL_MIN_ROWS", 64)
     monkeypatch.setattr(threaded_module, "THREADS_MIN_WORK", 0)
     monkeypatch.setattr(threaded_module, "SUBTREE_MIN_ROWS", 8)
@@ -935,7 +936,7 @@ def test_no_sample_weights_are_ones_where_the_numba_loop_does_not_grow(changes):
     unstored = Grower(dataset, y, None, n_classes, spec_for(n_classes), np.random.default_rng(0))
     assert unstored.weight.shape == (0,)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(grower_module, "FAST_LOOP", False)
+        patch.setattr(settings_module, "FAST_LOOP", False)
         tree = unstored.grow()
     given_ones = Grower(dataset, y, ones, n_classes, spec_for(n_classes), np.random.default_rng(0))
     assert_same_tree(tree, given_ones.grow())
@@ -1141,7 +1142,7 @@ def test_python_loop_keeps_the_rest(spec, n_classes, n_threads, rng, monkeypatch
 
 
 def test_fast_loop_flag(monkeypatch):
-    monkeypatch.setattr(grower_module, "FAST_LOOP", False)
+    monkeypatch.setattr(settings_module, "FAST_LOOP", False)
     assert not _grower(CART)._fast_loop_applies()
 
 
@@ -1180,7 +1181,7 @@ def test_the_fast_loop_reads_exact_values_once_a_feature_for_its_thresholds(monk
     used = np.unique(fast.feature[fast.kind == NODE_THRESHOLD])
     assert sorted(reads) == [3000] * used.shape[0]
     assert "numeric_values" not in dataset.__dict__
-    monkeypatch.setattr(grower_module, "FAST_LOOP", False)
+    monkeypatch.setattr(settings_module, "FAST_LOOP", False)
     dataset = build_dataset(X)
     slow = Grower(dataset, y, np.ones(3000), 0, spec, np.random.default_rng(0), 1).grow()
     assert "numeric_values" in dataset.__dict__
@@ -1203,7 +1204,7 @@ def test_estimators_take_the_fast_loop(make, monkeypatch):
     monkeypatch.setattr(loop_kernels, "grow_depth_first", counted)
     fast = make(n_jobs=1, max_features=4, random_state=3).fit(X, y)
     assert calls == [1]
-    monkeypatch.setattr(grower_module, "FAST_LOOP", False)
+    monkeypatch.setattr(settings_module, "FAST_LOOP", False)
     slow = make(n_jobs=1, max_features=4, random_state=3).fit(X, y)
     assert calls == [1]
     assert_same_tree(fast.tree_, slow.tree_)

@@ -9,6 +9,7 @@ from sklearn.datasets import make_classification, make_regression
 from treelearn import CARTClassifier, CARTRegressor, ID3Classifier
 from treelearn.exceptions import ParameterError
 from treelearn.growing import grower
+from treelearn.growing import settings as settings_module
 from treelearn.growing import threaded as threaded_module
 from treelearn.splitting import _kernels as split_kernels
 
@@ -37,7 +38,7 @@ def small_parallel_nodes(monkeypatch):
     expected work."""
     monkeypatch.setattr(threaded_module, "PARALLEL_MIN_ROWS", 64)
     monkeypatch.setattr(threaded_module, "THREADS_MIN_WORK", 0)
-    monkeypatch.setattr(grower, "THRESHOLD_THREADS_MIN_ROWS", 64)
+    monkeypatch.setattr(settings_module, "THRESHOLD_THREADS_MIN_ROWS", 64)
 
 
 @pytest.mark.skipif(numba.config.NUMBA_NUM_THREADS < 2, reason="needs two numba threads")
@@ -57,7 +58,7 @@ def test_exact_thresholds_go_on_threads_from_their_row_count_on(monkeypatch):
     monkeypatch.setattr(grower, "map_on_threads", counted)
     trees = []
     for least in (len(X), len(X) + 1):
-        monkeypatch.setattr(grower, "THRESHOLD_THREADS_MIN_ROWS", least)
+        monkeypatch.setattr(settings_module, "THRESHOLD_THREADS_MIN_ROWS", least)
         trees.append(CARTClassifier(max_bins=None, n_jobs=2).fit(X, y))
     assert thread_counts == [2, 1]
     _same_tree(*trees)
@@ -85,7 +86,7 @@ def test_threads_do_not_change_the_tree(make, monkeypatch):
     fast = make().set_params(n_jobs=2).fit(X, y)
     _same_tree(one, fast)
     # The Python loop's calls to the parallel search are counted here.
-    monkeypatch.setattr(grower, "FAST_LOOP", False)
+    monkeypatch.setattr(settings_module, "FAST_LOOP", False)
     calls = []
     parallel = split_kernels.find_best_split_parallel
 

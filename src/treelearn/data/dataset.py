@@ -51,7 +51,7 @@ SORT_BLOCK_ROW_BYTES = 16
 #: Exact numeric columns of at least this many codes keep their rows in code order,
 #: and those rows' codes, from the sort that made the codes (:attr:`Dataset.presorted`):
 #: the growers keep such features' rows sorted in every node
-#: (``treelearn.growing.grower``: more codes than ``STORE_MAX_BINS - 1``) and would
+#: (``treelearn.growing.settings``: more codes than ``STORE_MAX_BINS - 1``) and would
 #: otherwise sort them again by code (a counting sort of 800,000 rows x 20 features:
 #: 0.25 s on one thread, 0.14 on two).
 ROW_ORDER_MIN_CODES = 256

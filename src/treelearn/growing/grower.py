@@ -75,7 +75,7 @@ from treelearn.growing import _c45_kernels as c45_kernels
 from treelearn.growing import _loop_kernels as loop_kernels
 from treelearn.growing import _node_tables as node_tables
 from treelearn.growing import _record_kernels as record_kernels
-from treelearn.growing import threaded
+from treelearn.growing import settings, threaded
 from treelearn.growing._local_kernels import LOCAL_MAX_ROWS
 from treelearn.growing.frontier import BestFirstFrontier, DepthFirstFrontier
 from treelearn.splitting import _cut_kernels as cut_kernels
@@ -93,45 +93,12 @@ from treelearn.stats._kernels import build_node_histograms, node_statistics, sub
 from treelearn.tree.builder import TreeBuilder
 from treelearn.tree.structure import Tree
 
-#: Features with at most this many codes keep a histogram per node, so that a
-#: child's histogram is its parent's minus its siblings'.
-STORE_MAX_BINS = 256
-#: Nodes with fewer rows keep no histogram (building one anew is as cheap).
-STORE_MIN_ROWS = 1024
-#: A numeric feature without a kept histogram or presorted rows gets one built at
-#: the node when it has at most this many codes per node row; otherwise a compact
-#: histogram of the codes present (the node's codes sorted). Presorted rows are
-#: always scanned straight in code order.
-HIST_RATIO = 2.0
-#: Trees grown on at least this many rows put their exact thresholds in on several
-#: threads, a feature on each (:meth:`Grower._put_thresholds`); below it, on one:
-#: handing the features to the pool costs more than reading their values back
-#: saves (two threads, full-depth regression: 0.76 against 0.36 ms at 1,000 rows,
-#: 4.0 against 3.4 at 20,000; 4.9 against 5.7 at 30,000, 14 against 20 at 100,000).
-THRESHOLD_THREADS_MIN_ROWS = 25_000
 #: ``gathered`` of :func:`~treelearn.stats._kernels.build_node_histograms` for
 #: the Python loop: none, the targets are read at each row.
 _READ_IN_PLACE = np.empty((2, 0))
 #: The ``rng`` of the numba loop's fits that draw no features: a Generator like
 #: the drawn ones, so that the loop compiles once for both; never drawn from.
 _UNDRAWN_RNG = np.random.default_rng(0)
-#: A node whose impurity is at most this is pure (scikit-learn's EPSILON).
-EPSILON = np.finfo(np.float64).eps
-#: Grow with the numba loop where it applies (:meth:`Grower._fast_loop_applies`);
-#: tests set it to False to grow the reference tree with the Python loop.
-FAST_LOOP = True
-#: Grow C4.5's trees with the numba loop where it applies (:meth:`Grower._c45_loop_applies`);
-#: tests set it to False to grow the reference tree with the Python loop.
-C45_LOOP = True
-#: The numba loops grow tables of at least this many rows; smaller ones (the
-#: textbooks' examples: play tennis 14 rows, watermelon 17) grow by the Python
-#: loop, the same tree. Below it the Python loop's fit takes at most 1.3 ms more
-#: (0.9-3.6 ms a fit either way), and a process that only fits such tables never
-#: compiles or loads a numba loop: the first run of ``treelearn fit --dataset
-#: watermelon2`` compiled for 124 s with the loop and 43 s without (C4.5's: 30 and
-#: 18 s); once compiled, its job took 0.39 and 0.30 s in the process (numba loading
-#: the loop's cached code).
-NUMBA_LOOP_MIN_ROWS = 32
 
 
 def code_value_arrays(dataset):
@@ -272,7 +239,7 @@ class Grower:
         are kept in code order (many codes, numeric): ``stored_*``, ``sorted_*``."""
         dataset = self.dataset
         # Histograms kept per node: features with few codes, stacked.
-        small = np.flatnonzero(self.n_codes + 1 <= STORE_MAX_BINS)
+        small = np.flatnonzero(self.n_codes + 1 <= settings.STORE_MAX_BINS)
         self.stored_features = small.astype(np.int64)
         self.stored_rows = np.concatenate([[0], np.cumsum(self.n_codes[small] + 1)]).astype(
             np.int64
@@ -284,7 +251,7 @@ class Grower:
         # Numeric features with many codes keep their rows sorted by code in every
         # node (partitioned stably at each split), so no node ever sorts.
         # (Absolute error and Huber sort their node rows in their own kernel.)
-        many = np.flatnonzero(~dataset.is_nominal & (self.n_codes + 1 > STORE_MAX_BINS))
+        many = np.flatnonzero(~dataset.is_nominal & (self.n_codes + 1 > settings.STORE_MAX_BINS))
         if self.criterion not in HISTOGRAM_CRITERIA:
             many = many[:0]
         self.sorted_slot = np.full(self.n_features, -1, dtype=np.int64)
@@ -348,7 +315,7 @@ class Grower:
                 )
             self.surrogates = SurrogateSearch(
                 self.codes, self.n_codes, dataset.is_nominal, self.weight,
-                spec.max_surrogates, HIST_RATIO,
+                spec.max_surrogates, settings.HIST_RATIO,
             )  # fmt: skip
         if self.fractional:
             # Rows and weights differ per node: no histogram is kept or shared,
@@ -469,16 +436,18 @@ class Grower:
         return self.builder.build()
 
     def _numba_loop_pays(self):
-        """Whether the table has :data:`NUMBA_LOOP_MIN_ROWS` rows or more, where the
+        """Whether the table has
+        :data:`~treelearn.growing.settings.NUMBA_LOOP_MIN_ROWS` rows or more, where the
         numba loops (:meth:`_fast_loop_applies`, :meth:`_c45_loop_applies`) may grow
         the tree; the Python loop grows smaller ones."""
-        return self.dataset.n_samples >= NUMBA_LOOP_MIN_ROWS
+        return self.dataset.n_samples >= settings.NUMBA_LOOP_MIN_ROWS
 
     def _fast_loop_applies(self):
         """Whether :meth:`grow` runs the numba loop (:mod:`treelearn.growing._loop_kernels`),
         which grows the same tree: a histogram criterion, ``missing="learn"``,
         ``selection="gain"`` (split records made afterwards), depth-first, features drawn (if any)
-        from a numpy Generator, a table of :data:`NUMBA_LOOP_MIN_ROWS` rows or more, and a
+        from a numpy Generator, a table of
+        :data:`~treelearn.growing.settings.NUMBA_LOOP_MIN_ROWS` rows or more, and a
         tree whose node table fits its int32 entries. With several threads it searches
         large nodes in parallel, as :meth:`_search` does."""
         spec = self.spec
@@ -488,7 +457,7 @@ class Grower:
         # reaches n * widest.
         widest = int(self.n_codes[self.dataset.is_nominal].max(initial=1)) + 1
         return bool(
-            FAST_LOOP
+            settings.FAST_LOOP
             and self._numba_loop_pays()
             and self.dataset.n_samples * widest <= NODE_TABLE_MAX
             and not self.robust
@@ -511,16 +480,19 @@ class Grower:
         )  # fmt: skip
         search = (
             self.n_codes, self.dataset.is_nominal, self.all_features, self.max_features,
-            spec.min_samples_leaf, spec.min_weight_leaf, HIST_RATIO, self.scratch_hist,
+            spec.min_samples_leaf, spec.min_weight_leaf, settings.HIST_RATIO, self.scratch_hist,
             self.scratch_codes, self.scratch_mask, self.sorted_rows, self.sorted_slot,
             self.surrogate_mode, self.multiway, self.whole_weights, self.sorted_scan,
         )  # fmt: skip
-        kept = (self.stored_features, self.stored_rows, self.stored_offsets, int(STORE_MIN_ROWS))
+        kept = (
+            self.stored_features, self.stored_rows, self.stored_offsets,
+            int(settings.STORE_MIN_ROWS),
+        )  # fmt: skip
         limits = np.array(
             [
                 -1 if spec.max_depth is None else spec.max_depth, spec.min_samples_split,
                 spec.min_samples_leaf, spec.min_weight_leaf, spec.min_branch_weight,
-                spec.min_impurity_decrease, spec.min_gain, self.total_weight, EPSILON,
+                spec.min_impurity_decrease, spec.min_gain, self.total_weight, settings.EPSILON,
             ],
             dtype=np.float64,
         )  # fmt: skip
@@ -577,7 +549,7 @@ class Grower:
         records them (:func:`~treelearn.growing._record_kernels.searched_node_tables`)."""
         nodes, tables = record_kernels.searched_node_tables(
             self.codes, self.y_class, self.weight, self.n_classes, self.n_codes,
-            self.dataset.is_nominal, self.code_values, self.code_value_ptr, HIST_RATIO,
+            self.dataset.is_nominal, self.code_values, self.code_value_ptr, settings.HIST_RATIO,
             self.scratch_hist, self.scratch_codes, limits, tree.feature, tree.kind,
             tree.child_ptr, tree.children, tree.category_ptr, tree.category_child,
             tree.missing_child, left_code, tree.n_samples, tree.weight, tree.impurity,
@@ -653,8 +625,8 @@ class Grower:
         """Thresholds of the numba loop's splits between two known codes, placed as
         ``spec.threshold_at`` says (the loop leaves those between exact values
         NaN), for all nodes of a feature at once, a feature on each of the fit's
-        threads from :data:`THRESHOLD_THREADS_MIN_ROWS` rows on (a feature's exact
-        values are read back from its column in a pass over the rows,
+        threads from :data:`~treelearn.growing.settings.THRESHOLD_THREADS_MIN_ROWS`
+        rows on (a feature's exact values are read back from its column in a pass over the rows,
         :meth:`Dataset.code_values`: 20 features of 800,000 rows,
         full-depth regression, 105 -> 60-80 ms on two threads, 100 -> 78 on one,
         where each pass had gathered every split node's feature again)."""
@@ -668,7 +640,8 @@ class Grower:
             f, nodes = group
             return self.dataset.thresholds(int(f), left_code[nodes], right_code[nodes], at_data)
 
-        n_threads = self.n_threads if self.dataset.n_samples >= THRESHOLD_THREADS_MIN_ROWS else 1
+        on_threads = self.dataset.n_samples >= settings.THRESHOLD_THREADS_MIN_ROWS
+        n_threads = self.n_threads if on_threads else 1
         placed = map_on_threads(thresholds_of, zip(features, node_groups, strict=True), n_threads)
         for nodes, values in zip(node_groups, placed, strict=True):
             threshold[nodes] = values
@@ -706,7 +679,7 @@ class Grower:
             or n < 2 * spec.min_samples_leaf
             or weight < 2 * spec.min_weight_leaf
             or weight < 2 * spec.min_branch_weight
-            or node.impurity <= EPSILON
+            or node.impurity <= settings.EPSILON
         )
 
     def _search(self, node):
@@ -748,7 +721,7 @@ class Grower:
                 self.codes, self.rows, node.start, node.end, self.y_class, self.y_value,
                 self.weight, self.is_classification, self.criterion, self.n_classes, order,
                 self.n_codes, self.dataset.is_nominal, hist, offsets, node.stats,
-                spec.min_samples_leaf, spec.min_weight_leaf, HIST_RATIO, self.out,
+                spec.min_samples_leaf, spec.min_weight_leaf, settings.HIST_RATIO, self.out,
                 self.out_mask, self.sorted_rows, self.sorted_slot, self.surrogate_mode,
                 self.multiway, self.whole_weights, self.sorted_scan,
             )  # fmt: skip
@@ -773,7 +746,7 @@ class Grower:
                 node.stats,
                 spec.min_samples_leaf,
                 spec.min_weight_leaf,
-                HIST_RATIO,
+                settings.HIST_RATIO,
                 self.scratch_hist,
                 self.scratch_codes,
                 self.scratch_mask,
@@ -787,9 +760,10 @@ class Grower:
                 self.sorted_scan,
             )
         gain = self.out[cut_kernels.OUT_GAIN]
+        epsilon = settings.EPSILON
         if gain > -np.inf and not (
-            gain / self.total_weight + EPSILON < spec.min_impurity_decrease
-            or (spec.min_gain > 0 and gain / self._weight_of(node.stats) + EPSILON < spec.min_gain)
+            gain / self.total_weight + epsilon < spec.min_impurity_decrease
+            or (spec.min_gain > 0 and gain / self._weight_of(node.stats) + epsilon < spec.min_gain)
         ):
             node.gain = gain
             node.split = (
@@ -839,7 +813,7 @@ class Grower:
             self.codes, rows, start, end, self.y_class, self.weight, self.n_classes,
             self.n_codes, self.dataset.is_nominal, usable.astype(np.uint8), self.code_values,
             self.code_value_ptr, 0.0 if textbook else float(spec.min_branch_weight), not textbook,
-            False if textbook else spec.threshold_cost, HIST_RATIO, self.scratch_hist,
+            False if textbook else spec.threshold_cost, settings.HIST_RATIO, self.scratch_hist,
             self.scratch_codes, table, np.empty((0, 0), dtype=np.int64),
             np.full(self.n_features, -1, dtype=np.int64),
         )  # fmt: skip
@@ -857,10 +831,11 @@ class Grower:
         """Whether :meth:`grow` runs C4.5's numba loop (:mod:`treelearn.growing._c45_kernels`),
         which grows the Python loop's tree and split records: ``missing="fractional"``
         (C4.5), depth-first, no value groups (``-s``), classification, exact numeric
-        values (no bins), a table of :data:`NUMBA_LOOP_MIN_ROWS` rows or more."""
+        values (no bins), a table of
+        :data:`~treelearn.growing.settings.NUMBA_LOOP_MIN_ROWS` rows or more."""
         spec = self.spec
         return bool(
-            C45_LOOP
+            settings.C45_LOOP
             and self._numba_loop_pays()
             and self.fractional
             and self.gain_ratio
@@ -876,7 +851,8 @@ class Grower:
         limits = np.array(
             [
                 -1 if spec.max_depth is None else spec.max_depth, spec.min_samples_split,
-                spec.min_samples_leaf, spec.min_weight_leaf, spec.min_branch_weight, EPSILON,
+                spec.min_samples_leaf, spec.min_weight_leaf, spec.min_branch_weight,
+                settings.EPSILON,
             ],
             dtype=np.float64,
         )  # fmt: skip
@@ -887,9 +863,9 @@ class Grower:
             self.codes, self.y_class, self.weight, self.n_classes, self.n_codes,
             self.dataset.is_nominal, self.code_values, self.code_value_ptr,
             self.excluded_from_average, limits, bool(spec.threshold_cost),
-            spec.threshold_at == "data", HIST_RATIO, self.scratch_hist, self.scratch_codes,
+            spec.threshold_at == "data", settings.HIST_RATIO, self.scratch_hist, self.scratch_codes,
             np.flatnonzero(
-                ~self.dataset.is_nominal & (self.n_codes + 1 > STORE_MAX_BINS)
+                ~self.dataset.is_nominal & (self.n_codes + 1 > settings.STORE_MAX_BINS)
             ).astype(np.int64),
         )  # fmt: skip
         internal = n_children > 0
@@ -1169,7 +1145,7 @@ class Grower:
         return stats
 
     def _keeps_hist(self, n_rows):
-        return self.stored_features.shape[0] > 0 and n_rows >= STORE_MIN_ROWS
+        return self.stored_features.shape[0] > 0 and n_rows >= settings.STORE_MIN_ROWS
 
     def _build_hist(self, start, end):
         hist = np.empty((int(self.stored_rows[-1]), self.n_channels))
