@@ -23,7 +23,7 @@ from treelearn.criteria._kernels import SQUARED_ERROR, weighted_impurity
 from treelearn.data import dataset as dataset_module
 from treelearn.data.dataset import build_dataset
 from treelearn.estimators.base import _numba_threads as numba_threads
-from treelearn.growing import CART, ID3, Grower
+from treelearn.growing import CART, ID3, Grower, numba_growth
 from treelearn.growing import _local_kernels as local_kernels
 from treelearn.growing import _loop_kernels as loop_kernels
 from treelearn.growing import _node_tables as node_tables
@@ -1152,12 +1152,12 @@ def test_trees_beyond_the_node_table_keep_the_python_loop(monkeypatch):
     grower = _grower(CART)
     # 80 rows; the widest nominal feature, "f", has 14 categories: 15 codes with missing.
     assert grower.n_codes[grower.dataset.is_nominal].max() == 14
-    monkeypatch.setattr(grower_module, "NODE_TABLE_MAX", 80 * 15)
+    monkeypatch.setattr(numba_growth, "NODE_TABLE_MAX", 80 * 15)
     assert grower._fast_loop_applies()
-    monkeypatch.setattr(grower_module, "NODE_TABLE_MAX", 80 * 15 - 1)
+    monkeypatch.setattr(numba_growth, "NODE_TABLE_MAX", 80 * 15 - 1)
     assert not grower._fast_loop_applies()
     slow = grower.grow()
-    monkeypatch.setattr(grower_module, "NODE_TABLE_MAX", 80 * 15)
+    monkeypatch.setattr(numba_growth, "NODE_TABLE_MAX", 80 * 15)
     assert_same_tree(_grower(CART).grow(), slow)
 
 

@@ -8,7 +8,8 @@ from sklearn.datasets import make_classification, make_regression
 
 from treelearn import CARTClassifier, CARTRegressor, ID3Classifier
 from treelearn.exceptions import ParameterError
-from treelearn.growing import grower
+from treelearn.growing import _loop_kernels as loop_kernels
+from treelearn.growing import numba_growth
 from treelearn.growing import settings as settings_module
 from treelearn.growing import threaded as threaded_module
 from treelearn.splitting import _kernels as split_kernels
@@ -48,14 +49,14 @@ def test_exact_thresholds_go_on_threads_from_their_row_count_on(monkeypatch):
     the fit's threads; the same thresholds either way."""
     X, y = _mixed_frame()
     thread_counts = []
-    real = grower.map_on_threads
+    real = numba_growth.map_on_threads
 
     def counted(function, items, n_threads):
         if function.__name__ == "thresholds_of":  # (Grower._put_thresholds')
             thread_counts.append(n_threads)
         return real(function, items, n_threads)
 
-    monkeypatch.setattr(grower, "map_on_threads", counted)
+    monkeypatch.setattr(numba_growth, "map_on_threads", counted)
     trees = []
     for least in (len(X), len(X) + 1):
         monkeypatch.setattr(settings_module, "THRESHOLD_THREADS_MIN_ROWS", least)
@@ -119,14 +120,14 @@ def test_fits_that_draw_no_features_never_draw_from_the_shared_generator(monkeyp
     Generator (so the loop compiles once for drawn and undrawn fits): drawing
     from it would make trees depend on the fits before them."""
     calls = []
-    top = grower.loop_kernels.grow_top
-    monkeypatch.setattr(grower.loop_kernels, "grow_top", lambda *a: calls.append(1) or top(*a))
-    state = grower._UNDRAWN_RNG.bit_generator.state
+    top = loop_kernels.grow_top
+    monkeypatch.setattr(loop_kernels, "grow_top", lambda *a: calls.append(1) or top(*a))
+    state = numba_growth._UNDRAWN_RNG.bit_generator.state
     X, y = make_classification(3000, 6, random_state=0)
     one = CARTClassifier(n_jobs=1).fit(X, y)
     two = CARTClassifier(n_jobs=2).fit(X, y)
     assert calls  # (the two-thread fit grew its subtrees on threads)
-    assert grower._UNDRAWN_RNG.bit_generator.state == state
+    assert numba_growth._UNDRAWN_RNG.bit_generator.state == state
     _same_tree(one, two)
     _same_tree(one, CARTClassifier(n_jobs=1).fit(X, y))
 
@@ -136,7 +137,6 @@ def test_subtrees_run_the_loop_compiled_for_the_top(monkeypatch):
     """The subtrees' ``parallel_min_rows`` has the type the top's has (None, as a serial
     fit passes, would compile the whole loop a second time into a threaded fit) and
     more rows than any subtree, so that none of their nodes uses threads."""
-    loop_kernels = grower.loop_kernels
     top_args, subtree_args = [], []
     top, subtrees = loop_kernels.grow_top, loop_kernels.grow_subtrees
     monkeypatch.setattr(loop_kernels, "grow_top", lambda *a: top_args.append(a) or top(*a))

@@ -5,8 +5,9 @@ summarise each child (statistics, histograms by subtraction), search each
 child's best split, and push the children that may split. Search and
 partition are numba kernels; this module only orchestrates them. In the
 common configuration (:meth:`Grower._fast_loop_applies`) the whole depth-first
-loop runs in numba (:mod:`treelearn.growing._loop_kernels`) and grows the same
-tree bit for bit; the Python loop here is its reference and does the rest.
+loop runs in numba (:mod:`treelearn.growing._loop_kernels`, driven by
+:mod:`treelearn.growing.numba_growth`) and grows the same tree bit for bit; the
+Python loop here is its reference and does the rest.
 
 Tie rule
     Among splits of equal gain the grower keeps the one on the lower feature
@@ -56,49 +57,36 @@ import numba
 import numpy as np
 
 from treelearn._dtypes import (
-    MISSING_BY_WEIGHT,
     NO_CHILD,
     NODE_MULTIWAY,
     NODE_SUBSET,
-    NODE_TABLE_MAX,
     NODE_THRESHOLD,
     code_dtype_for,
     n_channels,
     row_index_dtype,
 )
-from treelearn._threads import map_on_threads
 from treelearn.criteria import HISTOGRAM_CRITERIA, criterion_id
 from treelearn.criteria._kernels import weighted_impurity
-from treelearn.criteria.measures import conditional_entropy, conditional_gini
 from treelearn.exceptions import ParameterError
-from treelearn.growing import _c45_kernels as c45_kernels
-from treelearn.growing import _loop_kernels as loop_kernels
-from treelearn.growing import _node_tables as node_tables
-from treelearn.growing import _record_kernels as record_kernels
 from treelearn.growing import settings, threaded
 from treelearn.growing._local_kernels import LOCAL_MAX_ROWS
+from treelearn.growing.c45_growth import C45Growth
 from treelearn.growing.frontier import BestFirstFrontier, DepthFirstFrontier
+from treelearn.growing.numba_growth import NumbaLoopGrowth
 from treelearn.splitting import _cut_kernels as cut_kernels
 from treelearn.splitting import _gain_ratio_kernels as gain_ratio_kernels
 from treelearn.splitting import _kernels as split_kernels
 from treelearn.splitting import _partition_kernels as partition_kernels
 from treelearn.splitting import _robust_kernels as robust_kernels
 from treelearn.splitting import _scan_buffer_kernels as scan_buffer_kernels
-from treelearn.splitting.fractional import class_statistics, split_fractional_rows
-from treelearn.splitting.gain_ratio import EPSILON as GAIN_RATIO_EPSILON
-from treelearn.splitting.gain_ratio import SplitRecord, choose_gain_ratio, many_valued
-from treelearn.splitting.subsets import c45_value_groups
+from treelearn.splitting.gain_ratio import SplitRecord, many_valued
 from treelearn.splitting.surrogate import SurrogateSearch
 from treelearn.stats._kernels import build_node_histograms, node_statistics, subtract_histograms
 from treelearn.tree.builder import TreeBuilder
-from treelearn.tree.structure import Tree
 
 #: ``gathered`` of :func:`~treelearn.stats._kernels.build_node_histograms` for
 #: the Python loop: none, the targets are read at each row.
 _READ_IN_PLACE = np.empty((2, 0))
-#: The ``rng`` of the numba loop's fits that draw no features: a Generator like
-#: the drawn ones, so that the loop compiles once for both; never drawn from.
-_UNDRAWN_RNG = np.random.default_rng(0)
 
 
 def code_value_arrays(dataset):
@@ -165,8 +153,14 @@ def _kernel_array(values, dtype):
     return array if array.flags.writeable else array.copy()
 
 
-class Grower:
+class Grower(NumbaLoopGrowth, C45Growth):
     """Grows one tree.
+
+    The set-up, the choice of loop and the Python loop are here; the numba loop's
+    part (:class:`~treelearn.growing.numba_growth.NumbaLoopGrowth`) and C4.5's
+    (:class:`~treelearn.growing.c45_growth.C45Growth`) are mixed in, growing on
+    several threads is :mod:`~treelearn.growing.threaded`, and the settings all of
+    them read are :mod:`~treelearn.growing.settings`.
 
     Parameters
     ----------
@@ -442,133 +436,6 @@ class Grower:
         the tree; the Python loop grows smaller ones."""
         return self.dataset.n_samples >= settings.NUMBA_LOOP_MIN_ROWS
 
-    def _fast_loop_applies(self):
-        """Whether :meth:`grow` runs the numba loop (:mod:`treelearn.growing._loop_kernels`),
-        which grows the same tree: a histogram criterion, ``missing="learn"``,
-        ``selection="gain"`` (split records made afterwards), depth-first, features drawn (if any)
-        from a numpy Generator, a table of
-        :data:`~treelearn.growing.settings.NUMBA_LOOP_MIN_ROWS` rows or more, and a
-        tree whose node table fits its int32 entries. With several threads it searches
-        large nodes in parallel, as :meth:`_search` does."""
-        spec = self.spec
-        drawn = self.max_features < self.n_features
-        # Each split of a node of m >= 2 rows adds at most `widest` nodes and
-        # category-map entries, so no node number, row count, code or map offset
-        # reaches n * widest.
-        widest = int(self.n_codes[self.dataset.is_nominal].max(initial=1)) + 1
-        return bool(
-            settings.FAST_LOOP
-            and self._numba_loop_pays()
-            and self.dataset.n_samples * widest <= NODE_TABLE_MAX
-            and not self.robust
-            and spec.missing == "learn"
-            and spec.selection == "gain"
-            and spec.max_leaf_nodes is None
-            and not self.gain_ratio
-            and (not drawn or isinstance(self.rng, np.random.Generator))
-        )
-
-    def _grow_fast(self):
-        """:meth:`grow` by :func:`~treelearn.growing._loop_kernels.grow_depth_first`."""
-        spec = self.spec
-        drawn = self.max_features < self.n_features
-        # Passed even when not drawn from: a None would compile the loop once more.
-        rng = self.rng if drawn else _UNDRAWN_RNG
-        data = (
-            self.codes, self.rows, self.y_class, self.y_value, self.weight,
-            self.is_classification, self.criterion, self.n_classes,
-        )  # fmt: skip
-        search = (
-            self.n_codes, self.dataset.is_nominal, self.all_features, self.max_features,
-            spec.min_samples_leaf, spec.min_weight_leaf, settings.HIST_RATIO, self.scratch_hist,
-            self.scratch_codes, self.scratch_mask, self.sorted_rows, self.sorted_slot,
-            self.surrogate_mode, self.multiway, self.whole_weights, self.sorted_scan,
-        )  # fmt: skip
-        kept = (
-            self.stored_features, self.stored_rows, self.stored_offsets,
-            int(settings.STORE_MIN_ROWS),
-        )  # fmt: skip
-        limits = np.array(
-            [
-                -1 if spec.max_depth is None else spec.max_depth, spec.min_samples_split,
-                spec.min_samples_leaf, spec.min_weight_leaf, spec.min_branch_weight,
-                spec.min_impurity_decrease, spec.min_gain, self.total_weight, settings.EPSILON,
-            ],
-            dtype=np.float64,
-        )  # fmt: skip
-        # None when no node can use threads: the loop is then compiled without the
-        # threaded kernels (they take most of its compile time).
-        parallel_min_rows = threaded.PARALLEL_MIN_ROWS if self.large_nodes_threaded else None
-        thresholds = self._threshold_tables()
-        buffers = (self.child_of_row, self.sorted_buffer, self.partition_buffer, self.local_of_row)
-        # The split codes only where thresholds are put in below (or splits recorded).
-        keep_codes = (
-            self.record_splits
-            or spec.threshold_at == "data"
-            or bool(np.any(thresholds[0] == node_tables.THRESHOLD_VALUES))
-        )
-        n_links = node_tables.links_width(keep_codes, bool(self.dataset.is_nominal.any()))
-        if parallel_min_rows is not None and not drawn:
-            nodes, n_nodes, category_pool = threaded.grow_on_threads(
-                data, search, rng, kept, limits, thresholds, buffers, max(self.n_classes, 1),
-                n_links, self.n_threads, spec.max_depth,
-            )  # fmt: skip
-        else:
-            nodes, n_nodes, category_pool = loop_kernels.grow_depth_first(
-                data, search, rng, kept, limits, parallel_min_rows, thresholds, buffers,
-                max(self.n_classes, 1), n_links,
-            )  # fmt: skip
-        del data, search, buffers
-        self._let_go_of_row_buffers()
-        capacity = nodes[0].shape[0]
-        arrays = node_tables.tree_arrays(nodes, n_nodes, category_pool, keep_codes)
-        del nodes  # (the table's links: what the Tree does not keep)
-        arrays = dict(zip(node_tables.TREE_ARRAY_NAMES, arrays, strict=True))
-        node_tables.trim_columns(arrays, n_nodes, capacity)
-        if not arrays["category_ptr"].shape[0]:  # (no category maps: see tree_arrays)
-            arrays["category_ptr"] = np.zeros(arrays["child_ptr"].shape[0], dtype=np.int64)
-        left_code, right_code = arrays.pop("left_code"), arrays.pop("right_code")
-        if keep_codes:
-            self._put_thresholds(arrays["feature"], left_code, right_code, arrays["threshold"])
-        tree = Tree(**arrays, n_features=self.n_features, n_classes=self.n_classes).validate()
-        if self.record_splits:
-            self._record_searched_nodes(tree, left_code, limits)
-        return tree
-
-    def _let_go_of_row_buffers(self):
-        """Drop the loop's arrays of a row each (the rows in node order, the
-        partition's, the presorted runs and their scan buffers) before the Tree's
-        arrays are made, so the two are never held at once (at 800,000 rows, 13.6 MB):
-        ``grow`` is then done."""
-        self.rows = self.partition_buffer = self.child_of_row = None
-        self.sorted_buffer = self.local_of_row = None
-        self.sorted_rows = self.sorted_codes = self.sorted_scan = None
-
-    def _record_searched_nodes(self, tree, left_code, limits):
-        """``split_records`` of a Tree the numba loop grew, as the Python loop
-        records them (:func:`~treelearn.growing._record_kernels.searched_node_tables`)."""
-        nodes, tables = record_kernels.searched_node_tables(
-            self.codes, self.y_class, self.weight, self.n_classes, self.n_codes,
-            self.dataset.is_nominal, self.code_values, self.code_value_ptr, settings.HIST_RATIO,
-            self.scratch_hist, self.scratch_codes, limits, tree.feature, tree.kind,
-            tree.child_ptr, tree.children, tree.category_ptr, tree.category_child,
-            tree.missing_child, left_code, tree.n_samples, tree.weight, tree.impurity,
-        )  # fmt: skip
-        for f in np.flatnonzero(~self.dataset.is_nominal):
-            column = tables[:, f]
-            scored = np.flatnonzero(~np.isnan(column[:, gain_ratio_kernels.CAND_LEFT_CODE]))
-            column[scored, gain_ratio_kernels.CAND_THRESHOLD] = self.dataset.thresholds(
-                int(f),
-                column[scored, gain_ratio_kernels.CAND_LEFT_CODE].astype(np.int64),
-                column[scored, gain_ratio_kernels.CAND_RIGHT_CODE].astype(np.int64),
-                at_data=self.spec.threshold_at == "data",
-            )
-        criterion = self.spec.criterion
-        self.split_records = {
-            int(node): SplitRecord(table, int(tree.feature[node]), criterion)
-            for node, table in zip(nodes, tables, strict=True)
-        }
-
     def _sort_presorted_features(self):
         """Each presorted feature's rows in code order and their codes
         (``sorted_rows``, ``sorted_codes``): as the encoding wrote them
@@ -602,49 +469,6 @@ class Grower:
             self.dataset.n_samples, n_binned, n_presorted, spec.max_depth,
             spec.min_samples_leaf, self.is_classification,
         )  # fmt: skip
-
-    def _threshold_tables(self):
-        """Per feature what the numba loop needs of :meth:`Dataset.threshold`: kind
-        (``THRESHOLD_*``) and, concatenated, the bin edges of binned features (the
-        midpoints between exact values are put in after the loop, :meth:`_put_thresholds`)."""
-        dataset = self.dataset
-        kind = np.full(self.n_features, node_tables.THRESHOLD_NONE, dtype=np.int64)
-        parts = []
-        for f in range(self.n_features):
-            edges = dataset.bin_edges[f] if dataset.bin_edges else None
-            part = np.empty(0)
-            if edges is not None:
-                kind[f], part = node_tables.THRESHOLD_EDGES, edges
-            elif not dataset.is_nominal[f]:  # exact codes
-                kind[f] = node_tables.THRESHOLD_VALUES
-            parts.append(np.asarray(part, dtype=np.float64))
-        ptr = np.concatenate([[0], np.cumsum([p.shape[0] for p in parts])]).astype(np.int64)
-        return kind, ptr, np.concatenate(parts)
-
-    def _put_thresholds(self, feature, left_code, right_code, threshold):
-        """Thresholds of the numba loop's splits between two known codes, placed as
-        ``spec.threshold_at`` says (the loop leaves those between exact values
-        NaN), for all nodes of a feature at once, a feature on each of the fit's
-        threads from :data:`~treelearn.growing.settings.THRESHOLD_THREADS_MIN_ROWS`
-        rows on (a feature's exact values are read back from its column in a pass over the rows,
-        :meth:`Dataset.code_values`: 20 features of 800,000 rows,
-        full-depth regression, 105 -> 60-80 ms on two threads, 100 -> 78 on one,
-        where each pass had gathered every split node's feature again)."""
-        at_data = self.spec.threshold_at == "data"
-        pending = np.flatnonzero((right_code >= 0) & (at_data | np.isnan(threshold)))
-        pending_feature = feature[pending]
-        features = np.flatnonzero(np.bincount(pending_feature, minlength=self.n_features))
-        node_groups = [pending[pending_feature == f] for f in features]
-
-        def thresholds_of(group):
-            f, nodes = group
-            return self.dataset.thresholds(int(f), left_code[nodes], right_code[nodes], at_data)
-
-        on_threads = self.dataset.n_samples >= settings.THRESHOLD_THREADS_MIN_ROWS
-        n_threads = self.n_threads if on_threads else 1
-        placed = map_on_threads(thresholds_of, zip(features, node_groups, strict=True), n_threads)
-        for nodes, values in zip(node_groups, placed, strict=True):
-            threshold[nodes] = values
 
     def _make_node(
         self, start, end, depth, stats, hist, parent=None, rows=None, row_weight=None, used=None
@@ -774,230 +598,6 @@ class Grower:
             feature = int(self.out[cut_kernels.OUT_FEATURE]) if node.split is not None else -1
             table = self.candidate_table(self.rows, node.start, node.end, textbook=True)
             self.split_records[node.index] = SplitRecord(table, feature, spec.criterion)
-
-    def _search_gain_ratio(self, node):
-        """C4.5's choice at ``node`` (``selection="gain_ratio"``)."""
-        rows = node.rows
-        self.weight[rows] = node.row_weight
-        table = self.candidate_table(rows, 0, rows.shape[0], textbook=False, used=node.used)
-        groups = self._value_groups(node, table) if self.spec.value_groups else {}
-        choice = choose_gain_ratio(table, self.excluded_from_average)
-        self.split_records[node.index] = choice
-        if choice.feature < 0:
-            return
-        f = choice.feature
-        row = table[f]
-        out = np.zeros(cut_kernels.N_OUT)
-        node_weight = self._weight_of(node.stats)
-        # The gain kept for importances: the weighted entropy decrease, C4.5's gain x N.
-        out[cut_kernels.OUT_GAIN] = row[gain_ratio_kernels.CAND_RAW_GAIN] * node_weight
-        out[cut_kernels.OUT_FEATURE] = f
-        out[cut_kernels.OUT_LEFT_CODE] = row[gain_ratio_kernels.CAND_LEFT_CODE]
-        out[cut_kernels.OUT_RIGHT_CODE] = row[gain_ratio_kernels.CAND_RIGHT_CODE]
-        out[cut_kernels.OUT_IS_SUBSET] = 1.0 if self.dataset.is_nominal[f] else 0.0
-        node.gain = out[cut_kernels.OUT_GAIN]
-        node.split = (out, groups.get(f))
-
-    def candidate_table(self, rows, start, end, textbook, used=None):
-        """Every feature's row of the candidate table at the node ``rows[start:end]``.
-
-        ``textbook``: information gain, intrinsic value and Gini index after a
-        multiway split of every nominal feature and the best binary cut of
-        every numeric one (the numbers a textbook prints); else C4.5's own
-        (its ``m``, ``MinSplit`` and threshold cost; features in ``used`` skipped).
-        """
-        table = self.candidate_scratch
-        usable = np.ones(self.n_features, dtype=np.uint8) if used is None else ~used
-        spec = self.spec
-        gain_ratio_kernels.evaluate_candidates(
-            self.codes, rows, start, end, self.y_class, self.weight, self.n_classes,
-            self.n_codes, self.dataset.is_nominal, usable.astype(np.uint8), self.code_values,
-            self.code_value_ptr, 0.0 if textbook else float(spec.min_branch_weight), not textbook,
-            False if textbook else spec.threshold_cost, settings.HIST_RATIO, self.scratch_hist,
-            self.scratch_codes, table, np.empty((0, 0), dtype=np.int64),
-            np.full(self.n_features, -1, dtype=np.int64),
-        )  # fmt: skip
-        # Every numeric feature with a best cut, admissible or not (explain shows them all).
-        scored = ~np.isnan(table[:, gain_ratio_kernels.CAND_LEFT_CODE])
-        for f in np.flatnonzero(scored & ~self.dataset.is_nominal):
-            table[f, gain_ratio_kernels.CAND_THRESHOLD] = self._threshold_between(
-                f,
-                int(table[f, gain_ratio_kernels.CAND_LEFT_CODE]),
-                int(table[f, gain_ratio_kernels.CAND_RIGHT_CODE]),
-            )
-        return table.copy()
-
-    def _c45_loop_applies(self):
-        """Whether :meth:`grow` runs C4.5's numba loop (:mod:`treelearn.growing._c45_kernels`),
-        which grows the Python loop's tree and split records: ``missing="fractional"``
-        (C4.5), depth-first, no value groups (``-s``), classification, exact numeric
-        values (no bins), a table of
-        :data:`~treelearn.growing.settings.NUMBA_LOOP_MIN_ROWS` rows or more."""
-        spec = self.spec
-        return bool(
-            settings.C45_LOOP
-            and self._numba_loop_pays()
-            and self.fractional
-            and self.gain_ratio
-            and self.is_classification
-            and not spec.value_groups
-            and spec.max_leaf_nodes is None
-            and not any(e is not None for e in self.dataset.bin_edges)
-        )
-
-    def _grow_c45(self):
-        """:meth:`grow` by :func:`~treelearn.growing._c45_kernels.grow_c45`."""
-        spec = self.spec
-        limits = np.array(
-            [
-                -1 if spec.max_depth is None else spec.max_depth, spec.min_samples_split,
-                spec.min_samples_leaf, spec.min_weight_leaf, spec.min_branch_weight,
-                settings.EPSILON,
-            ],
-            dtype=np.float64,
-        )  # fmt: skip
-        (
-            feature, kind, threshold, first_child, n_children, value, n_samples, weight,
-            impurity, rec_node, rec_table, rec_feature, rec_average,
-        ) = c45_kernels.grow_c45(
-            self.codes, self.y_class, self.weight, self.n_classes, self.n_codes,
-            self.dataset.is_nominal, self.code_values, self.code_value_ptr,
-            self.excluded_from_average, limits, bool(spec.threshold_cost),
-            spec.threshold_at == "data", settings.HIST_RATIO, self.scratch_hist, self.scratch_codes,
-            np.flatnonzero(
-                ~self.dataset.is_nominal & (self.n_codes + 1 > settings.STORE_MAX_BINS)
-            ).astype(np.int64),
-        )  # fmt: skip
-        internal = n_children > 0
-        # Children: each split's are numbered consecutively from first_child.
-        child_ptr = np.concatenate([[0], np.cumsum(n_children)])
-        children = np.arange(child_ptr[-1], dtype=np.int64) + np.repeat(
-            first_child - child_ptr[:-1], n_children
-        )
-        # A nominal split: category v goes to its v-th child.
-        n_categories = np.where(kind == NODE_MULTIWAY, self.n_codes[np.maximum(feature, 0)], 0)
-        category_ptr = np.concatenate([[0], np.cumsum(n_categories)])
-        category_child = np.arange(category_ptr[-1], dtype=np.int64) - np.repeat(
-            category_ptr[:-1], n_categories
-        )
-        tree = Tree(
-            feature=feature,
-            kind=kind,
-            threshold=threshold,
-            child_ptr=child_ptr.astype(np.int64),
-            children=children,
-            category_ptr=category_ptr.astype(np.int64),
-            category_child=category_child,
-            missing_child=np.where(internal, MISSING_BY_WEIGHT, -1).astype(np.int64),
-            value=value,
-            n_samples=n_samples,
-            weight=weight,
-            impurity=impurity,
-            n_features=self.n_features,
-            n_classes=self.n_classes,
-        ).validate()
-        # Split records, as choose_gain_ratio makes them.
-        possible = (
-            rec_table[:, :, gain_ratio_kernels.CAND_STATUS] == gain_ratio_kernels.STATUS_SPLIT
-        )
-        in_average = possible & ~self.excluded_from_average
-        with np.errstate(invalid="ignore"):
-            gain = np.where(possible, rec_table[:, :, gain_ratio_kernels.CAND_GAIN], np.nan)
-            above = possible & (gain >= rec_average[:, None] - GAIN_RATIO_EPSILON)
-        self.split_records = {
-            int(node): SplitRecord(
-                rec_table[k],
-                int(rec_feature[k]),
-                "gain_ratio",
-                float(rec_average[k]),
-                in_average[k],
-                above[k],
-            )
-            for k, node in enumerate(rec_node)
-        }
-        return tree
-
-    def _value_groups(self, node, table):
-        """C4.5's ``-s``: group the values of every nominal feature with more than two
-        (:mod:`treelearn.splitting.subsets`), rewriting their rows of ``table``.
-        Returns {feature: the group of each value} for the groups that may split."""
-        groups = {}
-        rows, weight = node.rows, node.row_weight
-        y = self.y_class[rows]
-        k = self.n_classes
-        for f in np.flatnonzero(self.dataset.is_nominal & (self.n_codes > 2)):
-            n_values = int(self.n_codes[f])
-            codes_f = self.codes[rows, f].astype(np.int64)
-            freq = np.bincount(codes_f * k + y, weights=weight, minlength=(n_values + 1) * k)
-            freq = freq.reshape(n_values + 1, k)
-            branch, gain, info = c45_value_groups(
-                freq[:n_values], float(freq[n_values].sum()), self.spec.min_branch_weight
-            )
-            row = table[f]
-            row[gain_ratio_kernels.CAND_STATUS] = (
-                gain_ratio_kernels.STATUS_SPLIT if branch is not None
-                else gain_ratio_kernels.STATUS_NO_SPLIT
-            )  # fmt: skip
-            row[gain_ratio_kernels.CAND_GAIN] = row[gain_ratio_kernels.CAND_RAW_GAIN] = gain
-            row[gain_ratio_kernels.CAND_SPLIT_INFO] = info
-            if branch is not None:
-                groups[int(f)] = branch
-                group_freq = np.zeros((int(branch.max()) + 1, k))
-                np.add.at(group_freq, branch, freq[:n_values])
-                row[gain_ratio_kernels.CAND_GINI_AFTER] = conditional_gini(table=group_freq)
-                row[gain_ratio_kernels.CAND_ENTROPY_AFTER] = conditional_entropy(table=group_freq)
-        return groups
-
-    def _split_fractional(self, node):
-        """Send the node's rows to its children, rows missing the feature to all
-        of them with a share of their weight (C4.5), and record the children."""
-        out, groups = node.split
-        feature = int(out[cut_kernels.OUT_FEATURE])
-        missing_code = int(self.n_codes[feature])
-        codes_f = self.codes[node.rows, feature].astype(np.int64)
-        missing = codes_f == missing_code
-        nominal = bool(self.dataset.is_nominal[feature])
-        if groups is not None:
-            # Grouped values (C4.5's -s); the feature may be tested again below.
-            category_child = groups
-            branch, n_branches = (
-                groups[np.minimum(codes_f, missing_code - 1)],
-                int(groups.max()) + 1,
-            )
-        elif nominal:
-            category_child = np.arange(missing_code)
-            branch, n_branches = codes_f, missing_code
-        else:
-            branch = (codes_f > int(out[cut_kernels.OUT_LEFT_CODE])).astype(np.int64)
-            n_branches = 2
-        parts, _ = split_fractional_rows(
-            node.rows, node.row_weight, np.where(missing, 0, branch), missing, n_branches
-        )
-        used = node.used
-        if nominal and groups is None:
-            used = used.copy()
-            used[feature] = True
-        children = []
-        for rows, row_weight in parts:
-            stats = class_statistics(rows, row_weight, self.y_class, self.n_classes)
-            child = self._make_node(
-                0, rows.shape[0], node.depth + 1, stats, None, parent=node, rows=rows,
-                row_weight=row_weight, used=used,
-            )  # fmt: skip
-            children.append(child)
-        node.rows = node.row_weight = None
-        indices = [c.index for c in children]
-        if nominal:
-            self.builder.set_split(
-                node.index, feature, NODE_MULTIWAY, indices, MISSING_BY_WEIGHT,
-                category_child=category_child,
-            )  # fmt: skip
-        else:
-            self.builder.set_split(
-                node.index, feature, NODE_THRESHOLD, indices, MISSING_BY_WEIGHT,
-                threshold=self._threshold(feature, out),
-            )  # fmt: skip
-        return children
 
     # -- splitting a node --------------------------------------------------
     def _split(self, node):
