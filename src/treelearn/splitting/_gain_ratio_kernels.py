@@ -38,6 +38,7 @@ import numpy as np
 from numba import njit
 
 from treelearn.criteria._kernels import ENTROPY, GINI, weighted_impurity
+from treelearn.splitting._sort_kernels import INSERTION_SORT_MAX_ROWS, compact_histogram
 
 #: Columns of the candidate table.
 CAND_STATUS = 0  # STATUS_* below
@@ -258,10 +259,6 @@ def scan_threshold_c45(
     ) / known_weight
 
 
-#: Nodes with at most this many rows order them by code with an insertion sort.
-INSERTION_SORT_MAX_ROWS = 32
-
-
 @njit(cache=True)
 def c45_histogram(
     f, codes, rows, start, end, y_class, weight, n_codes, is_nominal, hist_ratio, sorted_rows,
@@ -311,32 +308,10 @@ def c45_histogram(
                 ordered[i] = codes_f[rows[start + i]]
             ordered[:] = rows[start:end][np.argsort(ordered, kind="mergesort")]
     # Only the codes present, in increasing order; the missing code (largest) last.
-    missing_code = n_bins - 1
-    m = 0
-    current = -1
-    first_missing = n_node
-    for i in range(n_node):
-        r = ordered[i]
-        code = np.int64(codes_f[r])
-        if code == missing_code:
-            first_missing = i
-            break
-        if code != current:
-            if current >= 0:
-                m += 1
-            scratch_hist[m, :] = 0.0
-            current = code
-            bin_codes[m] = code
-        h = scratch_hist[m]
-        h[0] += 1.0
-        h[1 + y_class[r]] += weight[r]
-    if current >= 0:
-        m += 1
-    scratch_hist[m, :] = 0.0
-    for i in range(first_missing, n_node):
-        r = ordered[i]
-        scratch_hist[m, 0] += 1.0
-        scratch_hist[m, 1 + y_class[r]] += weight[r]
+    # (``weight`` stands in for the regression target, which classification never reads.)
+    m = compact_histogram(
+        codes_f, ordered, n_bins - 1, y_class, weight, weight, True, scratch_hist, bin_codes
+    )
     return scratch_hist[: m + 1], bin_codes, False, m
 
 
