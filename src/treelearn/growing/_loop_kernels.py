@@ -71,6 +71,7 @@ from treelearn._dtypes import (
 )
 from treelearn._dtypes import n_channels as task_channels
 from treelearn._optional_kernels import if_present
+from treelearn.growing._kept_hist_kernels import build_kept, child_histograms, take_slot
 from treelearn.growing._local_kernels import (
     LOCAL_MAX_ROWS,
     grow_local,
@@ -103,7 +104,6 @@ from treelearn.splitting._cut_kernels import (
 )
 from treelearn.splitting._kernels import find_best_split, find_best_split_parallel
 from treelearn.splitting._partition_kernels import (
-    largest_child,
     partition_by_child,
     partition_sorted_rows_parallel,
     partition_threshold,
@@ -113,12 +113,7 @@ from treelearn.splitting._partition_kernels import (
 )
 from treelearn.splitting._scan_buffer_kernels import own_sorted_scan, presorted_codes
 from treelearn.stats._kernels import (
-    build_node_histograms,
-    build_node_histograms_parallel,
-    gather_targets,
-    gather_targets_parallel,
     node_statistics,
-    subtract_histograms,
 )
 
 #: Columns of the stack of nodes waiting to be split (``stack_int``); their
@@ -243,106 +238,6 @@ def _partition(codes_f, rows, start, end, out, mask, missing_code, multiway, buf
         bounds,
     )  # fmt: skip
     return n_children, np.int64(-1)
-
-
-@njit(cache=True)
-def _build_kept(data, features, offsets, start, end, parallel_min_rows, n_threads,
-                partition_buffer, hist):  # fmt: skip
-    """The kept histograms of the rows ``rows[start:end]`` into ``hist``; on
-    ``n_threads`` threads from ``parallel_min_rows`` rows on (None: never).
-
-    A node of at most half the training rows (every node built but the root, as
-    long as ``partition_buffer`` holds twice its rows) has its weights and
-    targets gathered first (:func:`~treelearn.stats._kernels.gather_targets`)
-    into the memory of ``partition_buffer`` (an int64 per row, idle until the
-    next partition): the histograms read them in sequence at no extra memory.
-    """
-    codes, rows, y_class, y_value, weight, is_classification = data[:6]
-    n_node = end - start
-    scratch = partition_buffer.view(np.float64)
-    threaded = parallel_min_rows is not None and n_node >= parallel_min_rows
-    if 2 * n_node <= min(rows.shape[0], scratch.shape[0]):
-        gathered = scratch[: 2 * n_node].reshape((2, n_node))
-        # (Without sample weights the histograms read no weights: none gathered.)
-        with_weights = weight.shape[0] != 0
-        if threaded:
-            gather_targets_parallel(rows, start, end, y_class, y_value, weight,
-                                    is_classification, gathered, with_weights,
-                                    n_threads)  # fmt: skip
-        else:
-            gather_targets(rows, start, end, y_class, y_value, weight, is_classification,
-                           gathered, with_weights)  # fmt: skip
-    else:
-        gathered = scratch[:0].reshape((2, 0))  # (read in place)
-    if threaded:
-        build_node_histograms_parallel(
-            codes, rows, start, end, y_class, y_value, weight, is_classification, features,
-            offsets, hist, gathered, n_threads,
-        )  # fmt: skip
-    else:
-        build_node_histograms(
-            codes, rows, start, end, y_class, y_value, weight, is_classification, features,
-            offsets, hist, gathered,
-        )  # fmt: skip
-
-
-@njit(cache=True)
-def _child_histograms(data, stored, pool, free, n_free, parent_slot, bounds, n_children, slots,
-                      parallel_min_rows, n_threads, partition_buffer):  # fmt: skip
-    """``Grower._child_histograms``: kept histograms of the children as pool slots
-    in ``slots`` (-1: none); frees the parent's. Returns (pool, free, n_free).
-    Children of at least ``parallel_min_rows`` rows are built on ``n_threads`` threads."""
-    is_classification = data[5]
-    stored_features, stored_rows, store_min_rows, siblings = stored
-    slots[:n_children] = -1
-    largest = largest_child(bounds, n_children)
-    if stored_features.shape[0] and bounds[largest + 1] - bounds[largest] >= store_min_rows:
-        # The siblings' sum is made only where there are several: a binary split's
-        # one sibling is subtracted as it is.
-        summed = parent_slot >= 0 and n_children > 2
-        if summed:
-            siblings[:, :] = 0.0
-        for k in range(n_children):
-            if k == largest or (parent_slot < 0 and bounds[k + 1] - bounds[k] < store_min_rows):
-                continue  # (a child too small to keep is built only for the subtraction)
-            pool, free, n_free, slots[k] = _take_slot(pool, free, n_free)
-            _build_kept(data, stored_features, stored_rows, bounds[k], bounds[k + 1],
-                        parallel_min_rows, n_threads, partition_buffer, pool[slots[k]])  # fmt: skip
-            if summed:
-                siblings += pool[slots[k]]
-        pool, free, n_free, slots[largest] = _take_slot(pool, free, n_free)
-        if parent_slot >= 0:
-            others = siblings if summed else pool[slots[1 - largest]]
-            subtract_histograms(pool[parent_slot], others, is_classification, pool[slots[largest]])
-        else:
-            _build_kept(data, stored_features, stored_rows, bounds[largest],
-                        bounds[largest + 1], parallel_min_rows, n_threads, partition_buffer,
-                        pool[slots[largest]])  # fmt: skip
-        for k in range(n_children):
-            if slots[k] >= 0 and bounds[k + 1] - bounds[k] < store_min_rows:
-                free[n_free] = slots[k]
-                n_free += 1
-                slots[k] = -1
-    if parent_slot >= 0:
-        free[n_free] = parent_slot
-        n_free += 1
-    return pool, free, n_free
-
-
-@njit(cache=True)
-def _take_slot(pool, free, n_free):
-    """A free histogram slot of ``pool`` (the pool doubles when none is free)."""
-    if n_free == 0:
-        n_slots = pool.shape[0]
-        bigger = np.empty((2 * n_slots, pool.shape[1], pool.shape[2]))
-        bigger[:n_slots] = pool
-        pool = bigger
-        free = np.empty(2 * n_slots, dtype=np.int64)
-        for s in range(n_slots):
-            free[s] = 2 * n_slots - 1 - s
-        n_free = n_slots
-    n_free -= 1
-    return pool, free, n_free, free[n_free]
 
 
 @njit(cache=True)
@@ -799,11 +694,11 @@ def _grow(data, search, rng, kept, limits, parallel_min_rows, n_threads, thresho
     child_stats[0] = seed_stats
     slots[0] = -1
     if seed_hist.shape[0]:
-        pool, free, n_free, slots[0] = _take_slot(pool, free, n_free)
+        pool, free, n_free, slots[0] = take_slot(pool, free, n_free)
         pool[slots[0]] = seed_hist
     elif stored_features.shape[0] and seed_end - seed_start >= store_min_rows:
-        pool, free, n_free, slots[0] = _take_slot(pool, free, n_free)
-        _build_kept(active, stored_features, stored_rows, bounds[0], bounds[1],
+        pool, free, n_free, slots[0] = take_slot(pool, free, n_free)
+        build_kept(active, stored_features, stored_rows, bounds[0], bounds[1],
                     parallel_min_rows, n_threads, partition_buffer, pool[slots[0]])  # fmt: skip
     if not np.isnan(seed_split[OUT_GAIN]):
         seed_row = seed_stats.reshape((1, -1))
@@ -959,7 +854,7 @@ def _grow(data, search, rng, kept, limits, parallel_min_rows, n_threads, thresho
                 is_classification, marks, sorted_rows, sorted_codes, sorted_buffer,
                 child_stats[:n_children], parent_stats, exact_sums, known_missing,
             )  # fmt: skip
-        pool, free, n_free = _child_histograms(
+        pool, free, n_free = child_histograms(
             active, histograms, pool, free, n_free, parent_slot, bounds, n_children, slots,
             parallel_min_rows, n_threads, partition_buffer,
         )  # fmt: skip
