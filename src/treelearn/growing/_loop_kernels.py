@@ -307,11 +307,14 @@ def grow_depth_first(data, search, rng, kept, limits, parallel_min_rows, thresho
         (:func:`~treelearn.growing._node_tables.links_width`).
     """
     # A Python function calling the loop, not a kernel: numba would compile all of
-    # the loop's code once more into a kernel that calls it. No node deferred.
+    # the loop's code once more into a kernel that calls it. No node deferred: None
+    # where no node uses threads (a serial fit's loop, compiled without the deferral),
+    # else 0, so that drawn features on threads run the loop grow_top compiled.
+    defer_rows = None if parallel_min_rows is None else 0
     tables, _, _ = _grow(
         data, search, rng, kept, limits, parallel_min_rows, _threads_of(parallel_min_rows),
         thresholds, buffers, no_work_space(data), local_space(data, search), n_values, n_links,
-        _root_seed(data, kept), 0,
+        _root_seed(data, kept), defer_rows,
     )  # fmt: skip
     nodes, n_nodes, category_pool, _ = tables
     return nodes, n_nodes, category_pool
@@ -510,8 +513,13 @@ def _appended(table, n_used, new_rows):
 def _grown_locally(limits, depth, n_rows, slot, defer_rows, local_rows):
     """Whether the loop grows a node of ``n_rows`` rows at ``depth`` (its kept
     histogram in pool slot ``slot``, -1: none) in local mode when it pops it: not
-    deferred, no histogram kept, and local mode pays (``local_rows`` 0: never)."""
-    return n_rows >= defer_rows and slot < 0 and local_mode_pays(limits, depth, n_rows, local_rows)
+    deferred (``defer_rows`` None: none is), no histogram kept, and local mode pays
+    (``local_rows`` 0: never)."""
+    return (
+        (defer_rows is None or n_rows >= defer_rows)
+        and slot < 0
+        and local_mode_pays(limits, depth, n_rows, local_rows)
+    )
 
 
 @njit(cache=True, inline="always")
@@ -572,8 +580,10 @@ def _grow(data, search, rng, kept, limits, parallel_min_rows, n_threads, thresho
     kept histogram (no rows: none) and, when it was searched already (a deferred
     node of :func:`grow_top`), its split (``split[OUT_GAIN]`` NaN: not searched)
     and subset mask. Nodes of fewer than ``defer_rows`` rows are deferred
-    (:func:`grow_top`); nodes of at least ``parallel_min_rows`` rows (None: none) use
-    ``n_threads`` threads (:func:`_threads_of`). ``work_space``: ``(pool, siblings,
+    (:func:`grow_top`; 0: none, None: none, and the deferral left out of this
+    compilation, as :func:`grow_depth_first` passes it where no node uses threads);
+    nodes of at least ``parallel_min_rows`` rows (None: none) use ``n_threads``
+    threads (:func:`_threads_of`). ``work_space``: ``(pool, siblings,
     copy_space, node_room)``, the pool of kept histograms, the siblings' sum, the room
     for copies of rows (:func:`~treelearn.growing._row_copy_kernels.new_copy_space`) and
     a node table to work in (each too small, as :func:`no_work_space`'s: made here);
@@ -634,7 +644,9 @@ def _grow(data, search, rng, kept, limits, parallel_min_rows, n_threads, thresho
     # Room for about as many deferred nodes as grow_top defers (between one and two
     # for each defer_rows rows), so that their histograms are seldom copied to a
     # larger table: each doubling held both (10 classes, 100k rows: 7 MB more).
-    room = 2 * ((seed_end - seed_start) // defer_rows) + 4 if defer_rows > 0 else 0
+    room = 0
+    if defer_rows is not None and defer_rows > 0:
+        room = 2 * ((seed_end - seed_start) // defer_rows) + 4
     frontier = (
         np.empty((room, N_STACK), dtype=np.int64),
         np.empty((room, n_channels)),
@@ -664,7 +676,7 @@ def _grow(data, search, rng, kept, limits, parallel_min_rows, n_threads, thresho
     copy_rows = np.int64(0)
     if (
         (parallel_min_rows is None or seed_end - seed_start < parallel_min_rows)
-        and defer_rows == 0
+        and (defer_rows is None or defer_rows == 0)
         and sorted_rows.shape[0] == 0
     ):
         copy_rows = min(
@@ -794,7 +806,9 @@ def _grow(data, search, rng, kept, limits, parallel_min_rows, n_threads, thresho
                     stack_int[top, S_DEPTH], stack_out[top], stack_stats[top], local_of_row,
                 )  # fmt: skip
                 continue
-            if n_rows >= defer_rows:
+            # (``defer_rows is None``: decided by its type when numba compiles the loop,
+            # which leaves the deferral out of a serial fit's loop.)
+            if defer_rows is None or n_rows >= defer_rows:
                 popped = True
                 break
             slot = stack_int[top, S_SLOT]
