@@ -158,6 +158,29 @@ def test_subtrees_run_the_loop_compiled_for_the_top(monkeypatch):
     _same_tree(CARTClassifier(n_jobs=1).fit(X, y), two)
 
 
+@pytest.mark.skipif(numba.config.NUMBA_NUM_THREADS < 2, reason="needs two numba threads")
+def test_a_serial_fit_defers_nothing_by_type_and_drawn_features_run_the_tops_loop(monkeypatch):
+    """The loop's ``defer_rows`` (its last argument): None from a serial fit, so that numba
+    leaves the deferral out of that compilation; 0 from a fit that draws features on
+    threads (``grow_depth_first`` with threaded nodes), the type ``grow_top`` passes, so
+    that fit runs the loop compiled for the top, not a third compilation of it."""
+    calls = []
+    grow = loop_kernels._grow
+    monkeypatch.setattr(loop_kernels, "_grow", lambda *a: calls.append(a) or grow(*a))
+    X, y = make_classification(3000, 6, random_state=0)
+    serial = CARTClassifier(n_jobs=1).fit(X, y)
+    assert [(a[5], a[-1]) for a in calls] == [(None, None)]  # (parallel_min_rows, defer_rows)
+    calls.clear()
+    CARTClassifier(n_jobs=2, max_features=3, random_state=0).fit(X, y)
+    (drawn,) = calls
+    calls.clear()
+    threaded = CARTClassifier(n_jobs=2).fit(X, y)
+    top = calls[0]  # (grow_top's; the subtrees call the loop from numba)
+    assert drawn[5] == top[5] == 64 and drawn[-1] == 0 and top[-1] > 0
+    assert numba.typeof(drawn[-1]) == numba.typeof(top[-1])
+    _same_tree(serial, threaded)
+
+
 def test_fit_restores_numba_thread_count():
     X, y = make_classification(300, 4, random_state=0)
     before = numba.get_num_threads()
