@@ -8,6 +8,7 @@ them (``Grower._child_histograms``), the same sums to the bit.
 import numpy as np
 from numba import njit
 
+from treelearn._copy_kernels import copy_flat
 from treelearn.splitting._partition_kernels import largest_child
 from treelearn.stats._kernels import (
     build_node_histograms,
@@ -108,7 +109,7 @@ def take_slot(pool, free, n_free):
     if n_free == 0:
         n_slots = pool.shape[0]
         bigger = np.empty((2 * n_slots, pool.shape[1], pool.shape[2]))
-        bigger[:n_slots] = pool
+        copy_flat(pool, bigger[:n_slots])
         pool = bigger
         free = np.empty(2 * n_slots, dtype=np.int64)
         for s in range(n_slots):

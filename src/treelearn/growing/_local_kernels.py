@@ -27,6 +27,7 @@ one the loop would grow without local mode, bit for bit.
 import numpy as np
 from numba import njit
 
+from treelearn._copy_kernels import copy_flat
 from treelearn.criteria._kernels import GINI, SQUARED_ERROR, weighted_impurity
 from treelearn.growing._node_tables import (
     L_MAX_DEPTH,
@@ -514,7 +515,7 @@ def _copy_row(source, k, target, t):
 @njit(cache=True)
 def _draw_order(rng, order):
     """``order[:] = rng.permutation(order.shape[0])`` (the loop's draw, in place)."""
-    order[:] = rng.permutation(order.shape[0])
+    copy_flat(rng.permutation(order.shape[0]), order)
 
 
 @njit(cache=True)
@@ -569,7 +570,7 @@ def grow_local(data, search, rng, limits, thresholds, tables, ws, root, start, e
         # (Never with drawn features: the loop searches those nodes itself. np.int64:
         # a literal 0 would compile _search_local once more, for that value.)
         zero = np.int64(0)
-        child_stats[0] = stats
+        copy_flat(stats, child_stats[0])
         if not _search_local(
             ws, search, order, limits, criterion, is_classification, zero, end - start, zero,
             child_stats, zero, weight_of_row(child_stats, zero, is_classification), best,
@@ -582,8 +583,8 @@ def grow_local(data, search, rng, limits, thresholds, tables, ws, root, start, e
     stack_int[0, LS_A] = 0
     stack_int[0, LS_B] = end - start
     stack_int[0, LS_DEPTH] = depth
-    stack_out[0] = split
-    stack_stats[0] = stats
+    copy_flat(split, stack_out[0])
+    copy_flat(stats, stack_stats[0])
     top = 1
     while top > 0:
         top -= 1

@@ -63,6 +63,7 @@ import numba
 import numpy as np
 from numba import njit
 
+from treelearn._copy_kernels import copy_flat
 from treelearn._dtypes import (
     N_REGRESSION_CHANNELS,
     NO_CHILD,
@@ -254,10 +255,10 @@ def _push(stacks, top, node, start, end, depth, slot, out, out_mask, stats):
     stack_int[top, S_END] = end
     stack_int[top, S_DEPTH] = depth
     stack_int[top, S_SLOT] = slot
-    stack_out[top] = out
+    copy_flat(out, stack_out[top])
     if out[OUT_IS_SUBSET] != 0.0:
-        stack_mask[top] = out_mask
-    stack_stats[top] = stats
+        copy_flat(out_mask, stack_mask[top])
+    copy_flat(stats, stack_stats[top])
     return stack_int, stack_out, stack_mask, stack_stats
 
 
@@ -505,7 +506,7 @@ def _appended(table, n_used, new_rows):
     needed = n_used + new_rows.shape[0]
     if needed > table.shape[0]:
         table = grown(table, max(needed, 2 * table.shape[0]))
-    table[n_used:needed] = new_rows
+    copy_flat(new_rows, table[n_used:needed])
     return table
 
 
@@ -556,19 +557,19 @@ def _defer(frontier, stacks, top, hist):
         front_stats = grown(front_stats, size)
         front_out = grown(front_out, size)
         front_mask = grown(front_mask, size)
-    front_int[n_front] = stack_int[top]
+    copy_flat(stack_int[top], front_int[n_front])
     front_int[n_front, S_SLOT] = -1
     if hist.shape[0]:
         if n_hist == front_hist.shape[0]:
             bigger = np.empty((max(2 * n_hist, 4), hist.shape[0], hist.shape[1]))
-            bigger[:n_hist] = front_hist[:n_hist]
+            copy_flat(front_hist[:n_hist], bigger[:n_hist])
             front_hist = bigger
-        front_hist[n_hist] = hist
+        copy_flat(hist, front_hist[n_hist])
         front_int[n_front, S_SLOT] = n_hist
         n_hist += 1
-    front_stats[n_front] = stack_stats[top]
-    front_out[n_front] = stack_out[top]
-    front_mask[n_front] = stack_mask[top]
+    copy_flat(stack_stats[top], front_stats[n_front])
+    copy_flat(stack_out[top], front_out[n_front])
+    copy_flat(stack_mask[top], front_mask[n_front])
     return front_int, front_stats, front_out, front_mask, front_hist, n_front + 1, n_hist
 
 
@@ -703,11 +704,11 @@ def _grow(data, search, rng, kept, limits, parallel_min_rows, n_threads, thresho
     depth = np.int64(seed_depth)
     bounds[0] = seed_start
     bounds[1] = seed_end
-    child_stats[0] = seed_stats
+    copy_flat(seed_stats, child_stats[0])
     slots[0] = -1
     if seed_hist.shape[0]:
         pool, free, n_free, slots[0] = take_slot(pool, free, n_free)
-        pool[slots[0]] = seed_hist
+        copy_flat(seed_hist, pool[slots[0]])
     elif stored_features.shape[0] and seed_end - seed_start >= store_min_rows:
         pool, free, n_free, slots[0] = take_slot(pool, free, n_free)
         build_kept(active, stored_features, stored_rows, bounds[0], bounds[1],
@@ -762,9 +763,9 @@ def _grow(data, search, rng, kept, limits, parallel_min_rows, n_threads, thresho
                 )  # fmt: skip
             child_split[k] = found
             if found:
-                child_out[k] = out
+                copy_flat(out, child_out[k])
                 if out[OUT_IS_SUBSET] != 0.0:
-                    child_mask[k] = out_mask
+                    copy_flat(out_mask, child_mask[k])
             elif slots[k] >= 0:
                 free[n_free] = slots[k]
                 n_free += 1
@@ -837,9 +838,9 @@ def _grow(data, search, rng, kept, limits, parallel_min_rows, n_threads, thresho
             copy_top = top
             start, end = np.int64(0), end - start
         codes, rows, y_class, y_value, weight = active[:5]
-        split[:] = stack_out[top]
+        copy_flat(stack_out[top], split)
         if split[OUT_IS_SUBSET] != 0.0:
-            mask[:] = stack_mask[top]
+            copy_flat(stack_mask[top], mask)
         f = int(split[OUT_FEATURE])
         codes_f = codes.T[f]  # (C-contiguous, as the Python loop passes it)
         missing_code = n_codes[f]

@@ -17,6 +17,7 @@ record splits through the functions here, as
 import numpy as np
 from numba import literal_unroll, njit
 
+from treelearn._copy_kernels import copy_flat
 from treelearn._dtypes import (
     NO_CHILD,
     NODE_INDEX_DTYPE,
@@ -77,7 +78,7 @@ def weight_of_row(stats_rows, k, is_classification):
 def grown(table, n_rows):
     """``table`` (2-D) with room for ``n_rows`` rows, its rows kept."""
     bigger = np.empty((n_rows, table.shape[1]), dtype=table.dtype)
-    bigger[: table.shape[0]] = table
+    copy_flat(table, bigger[: table.shape[0]])
     return bigger
 
 
@@ -85,7 +86,7 @@ def grown(table, n_rows):
 def _grown_column(column, n_rows):
     """``column`` (1-D) with room for ``n_rows`` entries, its entries kept."""
     bigger = np.empty(n_rows, dtype=column.dtype)
-    bigger[: column.shape[0]] = column
+    copy_flat(column, bigger[: column.shape[0]])
     return bigger
 
 
@@ -322,7 +323,7 @@ def category_pool_for(split, category_pool, n_cat, missing_code):
     if split[OUT_IS_SUBSET] == 0.0 or n_cat + missing_code <= category_pool.shape[0]:
         return category_pool
     bigger = np.empty(2 * (n_cat + missing_code), dtype=np.int64)
-    bigger[:n_cat] = category_pool[:n_cat]
+    copy_flat(category_pool[:n_cat], bigger[:n_cat])
     return bigger
 
 

@@ -13,6 +13,7 @@ below all of them. The tie rule, ``_nrt=False`` and inlining are described in
 import numpy as np
 from numba import njit
 
+from treelearn._copy_kernels import copy_flat
 from treelearn.criteria._kernels import stats_weight, weighted_impurity
 
 #: Slots of the ``out`` array of :func:`~treelearn.splitting._kernels.find_best_split`.
@@ -167,4 +168,4 @@ def keep_if_better(out, out_mask, f, best, is_nominal_f, mask, n_bins):
     """Keep feature ``f``'s best split ``best`` in ``out`` if it wins under the tie
     rule (a higher gain, then the lower feature index); every split finder uses it."""
     if keep_split_if_better(out, f, best, is_nominal_f) and is_nominal_f:
-        out_mask[:n_bins] = mask[:n_bins]
+        copy_flat(mask[:n_bins], out_mask[:n_bins])

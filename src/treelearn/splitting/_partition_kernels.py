@@ -10,6 +10,7 @@ stably, so no node ever sorts, nor reads a presorted row's code at random.
 import numpy as np
 from numba import njit, prange
 
+from treelearn._copy_kernels import copy_flat
 from treelearn.stats._kernels import value_row_added, weight_at
 
 
@@ -454,4 +455,4 @@ def partition_by_child(codes_f, rows, start, end, child_of_code, n_children, buf
         child = child_of_code[codes_f[r]]
         buffer[counts[child]] = r
         counts[child] += 1
-    rows[start:end] = buffer[: end - start]
+    copy_flat(buffer[: end - start], rows[start:end])

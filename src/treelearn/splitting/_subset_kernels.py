@@ -10,6 +10,7 @@ They allocate their scratch, so they keep reference counting (see
 import numpy as np
 from numba import njit
 
+from treelearn._copy_kernels import copy_flat
 from treelearn.criteria._kernels import SQUARED_ERROR, stats_weight, weighted_impurity
 from treelearn.splitting._cut_kernels import _side_ok, _split_gain
 
@@ -193,7 +194,7 @@ def scan_subset(
             )
             if gain > best[0]:
                 best[0] = gain
-                best_order[:] = order
+                copy_flat(order, best_order)
                 best_j = j
         for t in range(best_j):
             mask[best_order[t]] = 1
