@@ -39,8 +39,8 @@ from a copy of its rows (:mod:`~treelearn.growing._row_copy_kernels`): a node de
 in the tree holds a row in many of the training set, and each of its histograms
 reads a cache line a row and feature of the code matrix; from the copy, which stays
 in cache, it reads 0.6 ns a row and feature against 1.4-2.5 (2 classes, nodes of
-1,600-22,000 rows of 800,000). The copy keeps the rows' order, so every sum is added in the
-same order: the same Tree.
+1,600-22,000 rows of 800,000). The copy keeps the rows' order, so every sum is added
+in the same order: the same Tree.
 
 On several threads (all features searched), :func:`grow_top` splits the large
 nodes and defers the others with their split, statistics and kept histogram;
