@@ -155,7 +155,7 @@ def grow_on_threads(
     feature is searched, so ``rng`` (shared by the threads) is never drawn from.
     Returns ``(nodes, n_nodes, category_pool)``, as ``grow_depth_first`` does."""
     n_rows = data[1].shape[0]
-    presorted = search[10].shape[0] > 0  # (sorted_rows: a run a presorted feature)
+    presorted = search[10].shape[0] > 0  # (sorted_rows: a row per presorted feature)
     k = subtrees_per_thread(max_depth, presorted)
     defer_rows = max(n_rows // (k * n_threads), SUBTREE_MIN_ROWS)
     tables, frontier = loop_kernels.grow_top(
