@@ -38,7 +38,11 @@ import numpy as np
 from numba import njit
 
 from treelearn.criteria._kernels import ENTROPY, GINI, weighted_impurity
-from treelearn.splitting._sort_kernels import INSERTION_SORT_MAX_ROWS, compact_histogram
+from treelearn.splitting._sort_kernels import (
+    INSERTION_SORT_MAX_ROWS,
+    compact_histogram,
+    insertion_sort_rows_by_code,
+)
 
 #: Columns of the candidate table.
 CAND_STATUS = 0  # STATUS_* below
@@ -295,14 +299,7 @@ def c45_histogram(
     else:
         ordered = scratch_codes[:n_node]
         if n_node <= INSERTION_SORT_MAX_ROWS:
-            for i in range(n_node):
-                r = rows[start + i]
-                code = codes_f[r]
-                j = i
-                while j > 0 and codes_f[ordered[j - 1]] > code:
-                    ordered[j] = ordered[j - 1]
-                    j -= 1
-                ordered[j] = r
+            insertion_sort_rows_by_code(codes_f, rows, start, end, ordered)
         else:
             for i in range(n_node):
                 ordered[i] = codes_f[rows[start + i]]

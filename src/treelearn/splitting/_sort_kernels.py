@@ -1,11 +1,12 @@
 """A node's rows ordered by a feature's code, without allocating: an insertion,
-counting or merge sort (:func:`sort_rows_by_code`,
+counting or merge sort (:func:`sort_rows_by_code`, :func:`insertion_sort_rows_by_code`,
 :func:`merge_sort_rows_by_code`, :func:`_sort_small_node`), and the compact
 histogram of the codes present read off them (:func:`compact_histogram`).
 
 Used by :func:`~treelearn.splitting._kernels.fill_feature_histogram`,
-:func:`~treelearn.splitting._kernels.evaluate_numeric_feature` (small nodes) and
-local mode; ``_nrt=False`` as described in :mod:`treelearn.splitting._kernels`.
+:func:`~treelearn.splitting._kernels.evaluate_numeric_feature` (small nodes), local
+mode and C4.5's :func:`~treelearn.splitting._gain_ratio_kernels.c45_histogram`;
+``_nrt=False`` as described in :mod:`treelearn.splitting._kernels`.
 """
 
 from numba import njit
@@ -62,6 +63,20 @@ def compact_histogram(
     return m
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def insertion_sort_rows_by_code(codes_f, rows, start, end, out):
+    """The node's rows ``rows[start:end]`` ordered by code (stable) into ``out`` by an
+    insertion sort: for nodes of at most :data:`INSERTION_SORT_MAX_ROWS` rows."""
+    for i in range(end - start):
+        r = rows[start + i]
+        code = codes_f[r]
+        j = i
+        while j > 0 and codes_f[out[j - 1]] > code:
+            out[j] = out[j - 1]
+            j -= 1
+        out[j] = r
+
+
 @njit(cache=True, _nrt=False)
 def sort_rows_by_code(codes_f, rows, start, end, n_bins, out, counts):
     """The node's rows ``rows[start:end]`` ordered by code (stable) into ``out``.
@@ -74,14 +89,7 @@ def sort_rows_by_code(codes_f, rows, start, end, n_bins, out, counts):
     """
     m = end - start
     if m <= INSERTION_SORT_MAX_ROWS:
-        for i in range(m):
-            r = rows[start + i]
-            code = codes_f[r]
-            j = i
-            while j > 0 and codes_f[out[j - 1]] > code:
-                out[j] = out[j - 1]
-                j -= 1
-            out[j] = r
+        insertion_sort_rows_by_code(codes_f, rows, start, end, out)
         return True
     if n_bins > COUNTING_SORT_BINS_PER_ROW * m:
         return False
