@@ -28,6 +28,7 @@ import numpy as np
 from numba import njit
 
 from treelearn._copy_kernels import copy_flat
+from treelearn._random_kernels import permute_into
 from treelearn.criteria._kernels import GINI, SQUARED_ERROR, weighted_impurity
 from treelearn.growing._node_tables import (
     L_MAX_DEPTH,
@@ -513,12 +514,6 @@ def _copy_row(source, k, target, t):
 
 
 @njit(cache=True)
-def _draw_order(rng, order):
-    """``order[:] = rng.permutation(order.shape[0])`` (the loop's draw, in place)."""
-    copy_flat(rng.permutation(order.shape[0]), order)
-
-
-@njit(cache=True)
 def local_mode_pays(limits, depth, n_rows, local_rows):
     """Whether the loop grows the subtree of a popped node (``n_rows`` rows, at
     ``depth``) in local mode: small enough, and its children may be split."""
@@ -631,7 +626,7 @@ def grow_local(data, search, rng, limits, thresholds, tables, ws, root, start, e
             child_found[k] = False
             if child_may_split[k]:
                 if drawn:
-                    _draw_order(rng, order)
+                    permute_into(rng, order)
                 child_found[k] = _search_local(
                     ws, search, order, limits, criterion, is_classification, bounds[k],
                     bounds[k + 1], 1 - source, child_stats, k, child_weight[k], best, child_out,

@@ -72,6 +72,7 @@ from treelearn._dtypes import (
 )
 from treelearn._dtypes import n_channels as task_channels
 from treelearn._optional_kernels import if_present
+from treelearn._random_kernels import permute_into
 from treelearn.growing._kept_hist_kernels import build_kept, child_histograms, take_slot
 from treelearn.growing._local_kernels import (
     LOCAL_MAX_ROWS,
@@ -173,7 +174,8 @@ def _search(data, search, rng, limits, parallel_min_rows, start, end, stats, nod
     n_features = all_features.shape[0]
     order = all_features
     if max_features < n_features:
-        order = rng.permutation(n_features)
+        order = np.empty(n_features, np.int64)
+        permute_into(rng, order)
     # (None where no feature is nominal, as scratch_mask: see find_best_split.)
     out_mask = if_present(scratch_mask, out_mask)
     if (
