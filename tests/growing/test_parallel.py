@@ -163,7 +163,9 @@ def test_a_serial_fit_defers_nothing_by_type_and_drawn_features_run_the_tops_loo
     """The loop's ``defer_rows`` (its last argument): None from a serial fit, so that numba
     leaves the deferral out of that compilation; 0 from a fit that draws features on
     threads (``grow_depth_first`` with threaded nodes), the type ``grow_top`` passes, so
-    that fit runs the loop compiled for the top, not a third compilation of it."""
+    that fit runs the loop compiled for the top, not a third compilation of it. The
+    subtrees of a threaded fit (``grow_subtrees``, a Python function) call the loop with
+    every argument of the type ``grow_top`` passes, so one compilation serves them all."""
     calls = []
     grow = loop_kernels._grow
     monkeypatch.setattr(loop_kernels, "_grow", lambda *a: calls.append(a) or grow(*a))
@@ -175,9 +177,13 @@ def test_a_serial_fit_defers_nothing_by_type_and_drawn_features_run_the_tops_loo
     (drawn,) = calls
     calls.clear()
     threaded = CARTClassifier(n_jobs=2).fit(X, y)
-    top = calls[0]  # (grow_top's; the subtrees call the loop from numba)
+    top, *subtrees = calls  # (grow_top's, then one a deferred node's subtree)
     assert drawn[5] == top[5] == 64 and drawn[-1] == 0 and top[-1] > 0
-    assert numba.typeof(drawn[-1]) == numba.typeof(top[-1])
+    assert subtrees
+    # Every argument of the same type in all these calls: one compilation of the loop.
+    top_types = [numba.typeof(arg) for arg in top]
+    for call in [drawn, *subtrees]:
+        assert [numba.typeof(arg) for arg in call] == top_types
     _same_tree(serial, threaded)
 
 

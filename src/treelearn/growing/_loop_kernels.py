@@ -53,10 +53,12 @@ for any number of threads.
 Compile time: numba compiles a kernel with the code of every kernel it calls linked
 in and optimised again, so a kernel that only calls another compiles all the code
 below it once more. The loop is one kernel, :func:`_grow`, called from
-Python by :func:`grow_depth_first` and :func:`grow_top` (plain functions) and, on
-threads, by :func:`grow_subtrees`; a node's search (:func:`_search`) is inlined into
-it. When :func:`grow_depth_first` and two wrappers around the search were kernels,
-they compiled for 15 s of their own, of the 124 s of the CLI's first run (2026-12-06).
+Python by :func:`grow_depth_first`, :func:`grow_top` and, on threads,
+:func:`grow_subtrees` (plain functions, each passing the types the others pass); a
+node's search (:func:`_search`) is inlined into it. When :func:`grow_depth_first`
+and two wrappers around the search were kernels, they compiled for 15 s of their
+own, of the 124 s of the CLI's first run; :func:`grow_subtrees` as a kernel, 8.7 s of
+a first two-thread fit's 96 (2026-12-06).
 """
 
 import numba
@@ -83,7 +85,6 @@ from treelearn.growing._local_kernels import (
 from treelearn.growing._node_tables import (
     L_MAX_DEPTH,
     category_pool_for,
-    copy_nodes,
     grown,
     initial_capacity,
     may_split,
@@ -386,19 +387,23 @@ def subtree_scratch(search, buffers, largest):
     return own_search, own_buffers
 
 
-@njit(cache=True, nogil=True)
 def grow_subtrees(data, search, rng, kept, limits, parallel_min_rows, thresholds, buffers,
                   work_space, local, n_values, n_links, frontier, items):  # fmt: skip
     """Grow the subtrees of the deferred nodes ``items`` (rows of ``frontier``,
     from :func:`grow_top`) one after the other, each as the serial loop grows it:
-    several calls run at once on separate threads, each with ``search`` and
-    ``buffers`` of its own (:func:`subtree_scratch`, for at least the items' largest
-    subtree). They share ``rng``, which none draws from (every feature is searched).
+    several calls run at once on separate threads (the loop releases the GIL), each
+    with ``search`` and ``buffers`` of its own (:func:`subtree_scratch`, for at least
+    the items' largest subtree). They share ``rng``, which none draws from (every
+    feature is searched).
+
+    A Python function calling the loop once a subtree, as :func:`grow_top` does,
+    with the same types, so the one loop compiled for the top grows the subtrees
+    too: as a kernel, numba compiled all of the loop's code once more into this
+    loop over a few items (6-18 a fit: 8.7 of a first two-thread fit's 96 s).
 
     ``parallel_min_rows``: more rows than any of the subtrees has, so that no node of
-    theirs uses threads, but of the type :func:`grow_top` took it as: the subtrees then
-    run the loop compiled for the top (None, as a serial fit passes it, compiled the
-    loop a second time into a threaded fit: 11 of its 168 s of compiling).
+    theirs uses threads, but of the type :func:`grow_top` took it as (None, as a
+    serial fit passes it, would compile the loop a second time).
 
     ``work_space``: the calling thread's pool of kept histograms, siblings' sum,
     room for copies of rows and node table (:func:`no_work_space` the first time),
@@ -415,30 +420,14 @@ def grow_subtrees(data, search, rng, kept, limits, parallel_min_rows, thresholds
     pool from ``first_cat[i]``); ``work_space`` as grown, for the thread's next call.
     """
     front_int, front_stats, front_out, front_mask, front_hist = frontier[:5]
-    n_items = items.shape[0]
-    n_item_rows = 0
-    for i in range(n_items):
-        item_rows = front_int[items[i], S_END] - front_int[items[i], S_START]
-        if item_rows > buffers[2].shape[0]:
-            raise ValueError("grow_subtrees: buffers smaller than a subtree's rows")
-        if item_rows >= parallel_min_rows:
-            raise ValueError("grow_subtrees: a subtree large enough for threads")
-        n_item_rows += item_rows
+    item_rows = front_int[items, S_END] - front_int[items, S_START]
+    if item_rows.size and item_rows.max() > buffers[2].shape[0]:
+        raise ValueError("grow_subtrees: buffers smaller than a subtree's rows")
+    if item_rows.size and item_rows.max() >= parallel_min_rows:
+        raise ValueError("grow_subtrees: a subtree large enough for threads")
     no_hist = np.empty((0, front_hist.shape[2]))
-    first = np.empty(n_items, dtype=np.int64)
-    n_nodes = np.empty(n_items, dtype=np.int64)
-    first_cat = np.empty(n_items, dtype=np.int64)
-    # Room for the subtrees' most nodes (2 m - 1 each), as _grow makes each one's.
-    all_nodes = new_nodes(
-        initial_capacity(n_item_rows, n_values, n_links, MAX_INITIAL_TABLE_BYTES),
-        n_values,
-        n_links,
-    )
-    all_cat = np.empty((16, 1), dtype=np.int64)
-    n_rows = np.int64(0)
-    n_cat_rows = np.int64(0)
-    for i in range(n_items):
-        item = items[i]
+    node_tables, category_pools = [], []
+    for item in items:
         slot = front_int[item, S_SLOT]
         seed = (
             front_int[item, S_START], front_int[item, S_END], front_int[item, S_DEPTH],
@@ -450,16 +439,21 @@ def grow_subtrees(data, search, rng, kept, limits, parallel_min_rows, thresholds
             buffers, work_space, local, n_values, n_links, seed, np.int64(0),
         )  # fmt: skip
         nodes, count, category_pool, n_cat = tables
-        first[i] = n_rows
-        n_nodes[i] = count
-        first_cat[i] = n_cat_rows
-        all_nodes = room_for(all_nodes, n_rows, count)
-        # (np.int64: numba would compile copy_nodes for a literal 0 or 1 too.)
-        copy_nodes(nodes, np.int64(0), all_nodes, n_rows, count)
-        all_cat = _appended(all_cat, n_cat_rows, category_pool[:n_cat].reshape((n_cat, 1)))
-        n_rows += count
-        n_cat_rows += n_cat
-    return (all_nodes, all_cat[:n_cat_rows, 0], first, n_nodes, first_cat), work_space
+        # Copies: the next call writes its nodes over work_space's table.
+        node_tables.append(tuple(column[:count].copy() for column in nodes))
+        category_pools.append(category_pool[:n_cat].copy())
+    n_nodes = np.array([table[0].shape[0] for table in node_tables], dtype=np.int64)
+    n_cats = np.array([pool.shape[0] for pool in category_pools], dtype=np.int64)
+    if len(node_tables) == 1:
+        all_nodes = node_tables[0]
+    elif node_tables:
+        all_nodes = tuple(np.concatenate(columns) for columns in zip(*node_tables, strict=True))
+    else:
+        all_nodes = new_nodes(np.int64(0), n_values, n_links)
+    all_cat = np.concatenate([np.empty(0, dtype=np.int64), *category_pools])
+    first = np.cumsum(n_nodes) - n_nodes
+    first_cat = np.cumsum(n_cats) - n_cats
+    return (all_nodes, all_cat, first, n_nodes, first_cat), work_space
 
 
 @njit(cache=True)
@@ -499,17 +493,6 @@ def _local_rows(local):
     if local is None:
         return np.int64(0)
     return np.int64(local[3].shape[0])
-
-
-@njit(cache=True)
-def _appended(table, n_used, new_rows):
-    """``table`` (rows ``:n_used`` in use) with ``new_rows`` written after them
-    (the table doubles as often as needed); returns it."""
-    needed = n_used + new_rows.shape[0]
-    if needed > table.shape[0]:
-        table = grown(table, max(needed, 2 * table.shape[0]))
-    copy_flat(new_rows, table[n_used:needed])
-    return table
 
 
 @njit(cache=True, _nrt=False)
