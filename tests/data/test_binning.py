@@ -90,11 +90,28 @@ def test_binned_trees_keep_their_accuracy():
     exact = exact.score(X[test], y[test])
     binned = CARTClassifier(max_depth=8, max_bins=255).fit(X[train], y[train])
     assert binned.score(X[test], y[test]) == pytest.approx(exact, abs=0.01)
-    # Every threshold is a bin edge of its feature.
-    dataset = build_dataset(X[train], max_bins=255)
-    tree = binned.tree_
+
+
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_a_binned_threshold_lies_midway_across_the_bins_its_node_leaves_empty(n_jobs):
+    """Per split, ``low`` the highest code of the node's rows going left and ``high`` the
+    lowest going right: the threshold is ``edges[low] / 2 + edges[high - 1] / 2``
+    (``edges[low]`` where the bins are neighbours), so the node's rows go as their codes
+    say and an unseen value between goes to the nearer side."""
+    X, y = make_classification(20000, 10, random_state=0)
+    tree = CARTClassifier(max_depth=8, max_bins=255, n_jobs=n_jobs).fit(X, y).tree_
+    dataset = build_dataset(X, max_bins=255)
+    path_rows, path_nodes = tree.decision_path(X)
+    gaps = 0
     for node in np.flatnonzero(~tree.is_leaf):
-        assert tree.threshold[node] in dataset.bin_edges[tree.feature[node]]
+        left, right = tree.children[tree.child_ptr[node] : tree.child_ptr[node + 1]]
+        f, edges = tree.feature[node], dataset.bin_edges[tree.feature[node]]
+        low = dataset.codes[path_rows[path_nodes == left], f].max()
+        high = dataset.codes[path_rows[path_nodes == right], f].min()
+        assert low < high
+        gaps += high > low + 1
+        assert tree.threshold[node] == edges[low] / 2 + edges[high - 1] / 2
+    assert gaps >= 10  # (splits with empty bins between their sides, where the rule shows)
 
 
 @pytest.mark.parametrize("task", ["classification", "regression"])

@@ -14,6 +14,7 @@ from treelearn._threads import thread_pool
 from treelearn.data import binning
 from treelearn.data._kernels import copy_matrix_columns, copy_matrix_columns_parallel
 from treelearn.data.binning import (
+    bin_threshold,
     column_bin_edges,
     matrix_samples,
     sort_samples,
@@ -152,12 +153,14 @@ class Dataset:
         """The ``x <= threshold`` value of a split between two codes of a numeric feature.
 
         Exact codes: between the two neighbouring training values
-        (:func:`~treelearn.data.encoding.numeric_threshold`); bins: the upper
-        edge of the left bin. Reads :attr:`numeric_values` (all features' values,
-        kept): for growers that ask node by node; :meth:`thresholds` for many at once.
+        (:func:`~treelearn.data.encoding.numeric_threshold`); bins: midway across
+        the bins between the two codes, which hold none of the node's rows
+        (:func:`~treelearn.data.binning.bin_threshold`). Reads :attr:`numeric_values`
+        (all features' values, kept): for growers that ask node by node;
+        :meth:`thresholds` for many at once.
         """
         if self.bin_edges and self.bin_edges[feature] is not None:
-            return float(self.bin_edges[feature][left_code])
+            return float(bin_threshold(self.bin_edges[feature], left_code, right_code))
         return numeric_threshold(self.numeric_values[feature], left_code, right_code)
 
     def data_threshold(self, feature, left_code, right_code):
@@ -166,8 +169,11 @@ class Dataset:
         C4.5 moves a cut from the midpoint down to a value seen in training
         (anywhere in the training data, not only at the node), so the tree's
         thresholds are values of the data. Rows at the node go the same way
-        either way. Bins: the bin edge, as :meth:`threshold`.
+        either way. Bins: the upper edge of the left bin, the nearest to the
+        largest value on the left that the bins tell.
         """
+        if self.bin_edges and self.bin_edges[feature] is not None:
+            return float(self.bin_edges[feature][left_code])
         cut = self.threshold(feature, left_code, right_code)
         values = self.numeric_values[feature]
         if values is None:
@@ -184,7 +190,10 @@ class Dataset:
         left_codes = np.asarray(left_codes, dtype=np.int64)
         right_codes = np.asarray(right_codes, dtype=np.int64)
         if self.bin_edges and self.bin_edges[feature] is not None:
-            return np.asarray(self.bin_edges[feature][left_codes], dtype=np.float64)
+            edges = self.bin_edges[feature]
+            if at_data:
+                return np.asarray(edges[left_codes], dtype=np.float64)
+            return np.asarray(bin_threshold(edges, left_codes, right_codes), dtype=np.float64)
         values = self.code_values(feature)
         low = values[left_codes]
         high = values[right_codes]

@@ -41,10 +41,12 @@ _COMMON_PARAMETERS = """
         Surrogate splits kept per node with ``missing="surrogate"``.
     max_bins : int or None, default=255
         An int: histogram mode, each numeric column with more distinct values
-        than ``max_bins`` is cut into at most this many quantile bins once, and
-        splits fall on bin edges (:mod:`treelearn.data.binning`); a column with
-        fewer distinct values keeps one bin per value, so its thresholds are
-        the exact midpoints (textbook tables are unaffected). 255 or fewer keeps
+        than ``max_bins`` is cut into at most this many quantile bins once, and a
+        split's threshold lies midway across the bins between its node's two
+        sides (:mod:`treelearn.data.binning`); a column with fewer distinct
+        values keeps one bin per value, so its splits are the exact tree's (and
+        its thresholds too where the node's two values are neighbours or evenly
+        spaced, as integers are). 255 or fewer keeps
         codes in one byte. None: exact mode, every distinct value of a numeric
         column is a candidate threshold (the midpoint between neighbouring
         values at the node), as scikit-learn's trees; slower on large data.

@@ -202,13 +202,14 @@ TREE_ARRAY_NAMES = (
 @njit(cache=True)
 def threshold_of(kind, ptr, values, f, left_code, right_code):
     """``Dataset.threshold`` of a numeric split between two codes: +inf for "known
-    left, missing right", the bin edge of a binned feature; NaN between two exact
-    values, whose midpoint the grower puts in after the loop (the loop is not
-    given the training values: their float64 copy would be as large as them)."""
+    left, missing right", midway across the bins between them for a binned feature
+    (:func:`~treelearn.data.binning.bin_threshold`); NaN between two exact values,
+    whose midpoint the grower puts in after the loop (the loop is not given the
+    training values: their float64 copy would be as large as them)."""
     if right_code < 0:
         return np.inf
     if kind[f] == THRESHOLD_EDGES:
-        return values[ptr[f] + left_code]
+        return values[ptr[f] + left_code] / 2.0 + values[ptr[f] + right_code - 1] / 2.0
     return np.nan
 
 
