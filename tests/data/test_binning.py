@@ -75,7 +75,9 @@ def test_code_dtype_is_one_byte_up_to_255_bins():
 
 def test_enough_bins_grow_the_exact_tree():
     """With a bin per distinct value the tree makes the same splits of the training rows
-    (thresholds are the global neighbour midpoints instead of the node's)."""
+    (its thresholds come from the bin edges, the midpoints of neighbouring values: between
+    the same two values as the exact tree's, at their midpoint only where they are
+    neighbours or equally far from their inner neighbours)."""
     X, y = make_classification(3000, 6, random_state=2)
     exact = CARTClassifier(max_depth=6, max_bins=None).fit(X, y)
     binned = CARTClassifier(max_depth=6, max_bins=10**6).fit(X, y)
