@@ -39,9 +39,9 @@ from numba import njit
 
 from treelearn.criteria._kernels import ENTROPY, GINI, weighted_impurity
 from treelearn.splitting._sort_kernels import (
-    INSERTION_SORT_MAX_ROWS,
     compact_histogram,
-    insertion_sort_rows_by_code,
+    merge_sort_rows_by_code,
+    sort_rows_by_code,
 )
 
 #: Columns of the candidate table.
@@ -279,7 +279,8 @@ def c45_histogram(
     (kept sorted by the caller), else sorted here. Either way the weights of
     one code are added in the order of ``rows`` (the sort is stable), so the
     numbers do not depend on the path. ``scratch_hist`` needs ``n_codes[f] + 1``
-    rows, ``scratch_codes`` twice the node's rows plus one.
+    rows, ``scratch_codes``
+    :func:`~treelearn.splitting._kernels.scratch_codes_size` entries.
     """
     n_node = end - start
     n_bins = n_codes[f] + 1
@@ -297,13 +298,12 @@ def c45_histogram(
     if sorted_slot[f] >= 0:
         ordered = sorted_rows[sorted_slot[f], start:end]
     else:
+        # As fill_feature_histogram sorts: scratch_codes holds the node's rows in code
+        # order, then bin_codes, then the sort's counts (or the merge sort's work).
         ordered = scratch_codes[:n_node]
-        if n_node <= INSERTION_SORT_MAX_ROWS:
-            insertion_sort_rows_by_code(codes_f, rows, start, end, ordered)
-        else:
-            for i in range(n_node):
-                ordered[i] = codes_f[rows[start + i]]
-            ordered[:] = rows[start:end][np.argsort(ordered, kind="mergesort")]
+        spare = scratch_codes[2 * n_node + 1 :]
+        if not sort_rows_by_code(codes_f, rows, start, end, n_bins, ordered, spare):
+            merge_sort_rows_by_code(codes_f, rows, start, end, ordered, spare)
     # Only the codes present, in increasing order; the missing code (largest) last.
     # (``weight`` stands in for the regression target, which classification never reads.)
     m = compact_histogram(
