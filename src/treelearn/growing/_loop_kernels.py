@@ -390,7 +390,8 @@ def subtree_scratch(search, buffers, largest):
 def grow_subtrees(data, search, rng, kept, limits, parallel_min_rows, thresholds, buffers,
                   work_space, local, n_values, n_links, frontier, items):  # fmt: skip
     """Grow the subtrees of the deferred nodes ``items`` (rows of ``frontier``,
-    from :func:`grow_top`) one after the other, each as the serial loop grows it:
+    from :func:`grow_top`; a batch of :func:`~treelearn.growing.threaded.subtree_batches`,
+    never empty) one after the other, each as the serial loop grows it:
     several calls run at once on separate threads (the loop releases the GIL), each
     with ``search`` and ``buffers`` of its own (:func:`subtree_scratch`, for at least
     the items' largest subtree). They share ``rng``, which none draws from (every
@@ -420,10 +421,10 @@ def grow_subtrees(data, search, rng, kept, limits, parallel_min_rows, thresholds
     pool from ``first_cat[i]``); ``work_space`` as grown, for the thread's next call.
     """
     front_int, front_stats, front_out, front_mask, front_hist = frontier[:5]
-    item_rows = front_int[items, S_END] - front_int[items, S_START]
-    if item_rows.size and item_rows.max() > buffers[2].shape[0]:
+    largest = (front_int[items, S_END] - front_int[items, S_START]).max()
+    if largest > buffers[2].shape[0]:
         raise ValueError("grow_subtrees: buffers smaller than a subtree's rows")
-    if item_rows.size and item_rows.max() >= parallel_min_rows:
+    if largest >= parallel_min_rows:
         raise ValueError("grow_subtrees: a subtree large enough for threads")
     no_hist = np.empty((0, front_hist.shape[2]))
     node_tables, category_pools = [], []
@@ -446,11 +447,9 @@ def grow_subtrees(data, search, rng, kept, limits, parallel_min_rows, thresholds
     n_cats = np.array([pool.shape[0] for pool in category_pools], dtype=np.int64)
     if len(node_tables) == 1:
         all_nodes = node_tables[0]
-    elif node_tables:
-        all_nodes = tuple(np.concatenate(columns) for columns in zip(*node_tables, strict=True))
     else:
-        all_nodes = new_nodes(np.int64(0), n_values, n_links)
-    all_cat = np.concatenate([np.empty(0, dtype=np.int64), *category_pools])
+        all_nodes = tuple(np.concatenate(columns) for columns in zip(*node_tables, strict=True))
+    all_cat = np.concatenate(category_pools)
     first = np.cumsum(n_nodes) - n_nodes
     first_cat = np.cumsum(n_cats) - n_cats
     return (all_nodes, all_cat, first, n_nodes, first_cat), work_space
