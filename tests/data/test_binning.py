@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
-from sklearn.datasets import make_classification, make_regression
+from sklearn.datasets import load_wine, make_classification, make_regression
 
 from treelearn import CARTClassifier, CARTRegressor
 from treelearn._dtypes import code_dtype_for
@@ -74,15 +74,53 @@ def test_code_dtype_is_one_byte_up_to_255_bins():
 
 
 def test_enough_bins_grow_the_exact_tree():
-    """With a bin per distinct value the tree makes the same splits of the training rows
-    (its thresholds come from the bin edges, the midpoints of neighbouring values: between
-    the same two values as the exact tree's, at their midpoint only where they are
-    neighbours or equally far from their inner neighbours)."""
+    """With at least as many bins as distinct values every column is an exact one: the
+    same dataset and tree as exact mode, thresholds included."""
     X, y = make_classification(3000, 6, random_state=2)
     exact = CARTClassifier(max_depth=6, max_bins=None).fit(X, y)
     binned = CARTClassifier(max_depth=6, max_bins=10**6).fit(X, y)
-    np.testing.assert_array_equal(binned.tree_.feature, exact.tree_.feature)
-    np.testing.assert_array_equal(binned.apply(X), exact.apply(X))
+    for name in ("feature", "threshold", "value", "n_samples"):
+        np.testing.assert_array_equal(getattr(binned.tree_, name), getattr(exact.tree_, name))
+
+
+@pytest.mark.parametrize("max_bins", [255, 8])
+def test_a_column_of_few_values_is_encoded_as_in_exact_mode(max_bins):
+    """A column of at most ``max_bins`` distinct values (missing ones, negative zeros,
+    float32, a single value) has no bin edges: its codes, code count and values are
+    exact mode's, while a column of more values is binned beside it."""
+    rng = np.random.default_rng(8)
+    n = 4000
+    X = np.column_stack(
+        [
+            rng.choice([0.5, 1.0, 4.0, 4.5, 100.0], n),
+            np.where(rng.random(n) < 0.1, np.nan, rng.integers(-3, 4, n) * 0.1),
+            np.where(rng.random(n) < 0.5, -0.0, rng.integers(0, max_bins, n)),
+            np.full(n, 7.0),
+            rng.standard_normal(n),
+        ]
+    )
+    for dtype in (np.float64, np.float32):
+        binned = build_dataset(X.astype(dtype), max_bins=max_bins)
+        exact = build_dataset(X.astype(dtype), max_bins=None)
+        for f in range(4):
+            assert binned.bin_edges[f] is None
+            np.testing.assert_array_equal(binned.codes[:, f], exact.codes[:, f])
+            assert binned.n_codes[f] == exact.n_codes[f]
+            assert binned.numeric_values[f].dtype == np.float64
+            np.testing.assert_array_equal(binned.numeric_values[f], exact.numeric_values[f])
+        assert binned.bin_edges[4].shape == (max_bins - 1,)
+        assert binned.n_codes[4] == max_bins
+
+
+def test_a_textbook_table_grows_its_exact_tree_with_the_default_bins():
+    """Every column of the wine table has fewer than 255 distinct values: the default
+    tree is the exact one, thresholds and all, where the edges' midpoints had moved 7 of
+    its 11 thresholds (a node whose two values are not neighbours among the column's)."""
+    X, y = load_wine(return_X_y=True)
+    exact = CARTClassifier(max_bins=None).fit(X, y).tree_
+    default = CARTClassifier().fit(X, y).tree_
+    for name in ("feature", "threshold", "value"):
+        np.testing.assert_array_equal(getattr(default, name), getattr(exact, name))
 
 
 def test_binned_trees_keep_their_accuracy():
@@ -697,7 +735,7 @@ def test_a_given_sample_is_refused_for_a_column_with_missing_values():
     values = np.array([1.0, np.nan, 2.0])
     column = RawColumn("x", "numeric", values, np.isnan(values))
     with pytest.raises(ValueError, match="known values"):
-        binning.column_bin_edges(column, 4, sample=values[:2])
+        binning.column_bins(column, 4, sample=values[:2])
 
 
 @pytest.mark.parametrize("block_bytes", [1, 2 * 2000 * 4, 16 << 20])
@@ -722,13 +760,20 @@ def test_matrix_columns_binned_in_blocks_of_samples(small_sample, block_bytes, m
 
 
 def _assert_each_column_binned_on_its_own(dataset, X, features, max_bins):
-    """The edges and codes of each of ``features`` are those of the column alone."""
+    """The edges (or, a bin per value, the values) and codes of each of ``features`` are
+    those of the column alone."""
     for f in features:
         column = np.asfortranarray(X)[:, f]
         known = column[~np.isnan(column)]
-        edges = quantile_bin_edges(known, max_bins)
-        np.testing.assert_array_equal(dataset.bin_edges[f], edges)
-        codes = np.where(np.isnan(column), edges.shape[0] + 1, np.searchsorted(edges, column))
+        bins = binning.quantile_bins(known, max_bins)
+        if bins.values is None:
+            np.testing.assert_array_equal(dataset.bin_edges[f], bins.edges)
+        else:
+            assert dataset.bin_edges[f] is None
+            np.testing.assert_array_equal(dataset.numeric_values[f], bins.values)
+        codes = np.where(
+            np.isnan(column), bins.edges.shape[0] + 1, np.searchsorted(bins.edges, column)
+        )
         np.testing.assert_array_equal(dataset.codes[:, f], codes)
 
 

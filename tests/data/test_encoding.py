@@ -383,7 +383,7 @@ def test_columns_encoded_on_threads_are_the_serial_encoding(max_bins, monkeypatc
     code_threads = []
     for name, threads in [
         ("sort_numeric", column_threads),
-        ("column_bin_edges", column_threads),
+        ("column_bins", column_threads),
         ("write_exact_codes", code_threads),
     ]:
         work = getattr(dataset_module, name)

@@ -3,7 +3,9 @@
 Bin edges
     A column with at most ``max_bins`` distinct values keeps one bin per value,
     so its codes are the exact codes (the edges are the midpoints between
-    neighbouring values). Otherwise the bin edges are the midpoint quantiles of
+    neighbouring values), and the dataset makes it an exact column: no bin
+    edges, its distinct values kept (:class:`ColumnBins`), as exact mode encodes
+    it (see Thresholds). Otherwise the bin edges are the midpoint quantiles of
     the column's known values at ``1/max_bins, 2/max_bins, ...``
     (scikit-learn's HistGradientBoosting bins the same way), with repeated
     edges and edges that would leave a bin empty dropped, so bins hold roughly
@@ -62,12 +64,12 @@ Thresholds
     of held-out accuracy (ten classes, 100,000 x 20, eight data sets;
     ``benchmarks/bench_binning_accuracy.py``). With ``threshold_at="data"`` the
     threshold stays at ``edges[l]``, the nearest to the largest value on the left
-    that the bins tell. A column with at most ``max_bins`` distinct values has the
-    midpoints of neighbouring values as edges, ``v[k] / 2 + v[k + 1] / 2``: its
-    threshold is the exact tree's, ``v[l] / 2 + v[r] / 2``, where the node's two
-    values are neighbours or each as far from its inner neighbour (``v[l + 1] -
-    v[l] == v[r] - v[r - 1]``, as between integers), and between the same two
-    values otherwise.
+    that the bins tell. A column with at most ``max_bins`` distinct values is an
+    exact column (see Bin edges), its thresholds the exact tree's, ``v[l] / 2 +
+    v[r] / 2`` between the node's two values: its edges, ``v[k] / 2 + v[k + 1] /
+    2``, would give that only where the two are neighbours or each as far from
+    its inner neighbour (as integers are), and moved 7 of the 11 thresholds of the
+    wine table's tree.
 
 Nominal columns
     Only numeric columns are binned. A nominal column keeps one code per
@@ -79,6 +81,7 @@ Nominal columns
 """
 
 import functools
+from typing import NamedTuple
 
 import numpy as np
 
@@ -223,8 +226,30 @@ def _count_unseen(known, distinct, parallel):
     return int(count(known, table, depth, distinct.shape[0]))
 
 
+class ColumnBins(NamedTuple):
+    """A numeric column's binning (:func:`quantile_bins`)."""
+
+    #: Upper edges of all but the last bin (float64, sorted, distinct).
+    edges: np.ndarray
+    #: The column's sorted distinct known values (float64) where it has a bin per
+    #: value, else None: such a column is encoded as an exact one (see the module
+    #: docstring), its codes those values' ranks.
+    values: np.ndarray | None
+
+
 def quantile_bin_edges(known_values, max_bins, parallel=True, sample=None, sample_sorted=False):
-    """Upper edges of all but the last bin of a numeric column (see the module docstring).
+    """Upper edges of all but the last bin of a numeric column: the ``edges`` of
+    :func:`quantile_bins` (see there for the parameters).
+
+    Returns
+    -------
+    ndarray of float64, sorted, distinct, at most ``max_bins - 1`` entries
+    """
+    return quantile_bins(known_values, max_bins, parallel, sample, sample_sorted).edges
+
+
+def quantile_bins(known_values, max_bins, parallel=True, sample=None, sample_sorted=False):
+    """The bins of a numeric column (see the module docstring).
 
     Parameters
     ----------
@@ -249,7 +274,9 @@ def quantile_bin_edges(known_values, max_bins, parallel=True, sample=None, sampl
 
     Returns
     -------
-    ndarray of float64, sorted, distinct, at most ``max_bins - 1`` entries
+    ColumnBins
+        The edges, and the column's distinct values where it has at most
+        ``max_bins`` of them (a bin each).
     """
     known = _kernels.as_kernel_floats(known_values)
     n = known.shape[0]
@@ -259,7 +286,7 @@ def quantile_bin_edges(known_values, max_bins, parallel=True, sample=None, sampl
     ascending = sample if sample_sorted else np.sort(sample)
     if _kernels.distinct_at_most(ascending, max_bins + 1) > max_bins:
         # Quantiles read straight off the sorted values, no distinct values listed.
-        return sorted_quantile_edges(ascending, max_bins)
+        return ColumnBins(sorted_quantile_edges(ascending, max_bins), None)
     distinct, counts = _distinct_counts(ascending)
     if sampled and distinct.shape[0] <= max_bins:
         # Exactness for few distinct values: look for values the sample missed.
@@ -270,14 +297,15 @@ def quantile_bin_edges(known_values, max_bins, parallel=True, sample=None, sampl
             if distinct.shape[0] > max_bins:
                 counts = np.zeros(distinct.shape[0], dtype=np.int64)
                 _kernels.value_counts(known, distinct, counts)
-                return _quantile_edges(distinct, counts, max_bins)
+                return ColumnBins(_quantile_edges(distinct, counts, max_bins), None)
     if distinct.shape[0] <= max_bins:
-        return _midpoint_edges(distinct)
-    return _quantile_edges(distinct, counts, max_bins)
+        # (A copy: ``distinct`` is a view of an array as long as the sample.)
+        return ColumnBins(_midpoint_edges(distinct), distinct.copy())
+    return ColumnBins(_quantile_edges(distinct, counts, max_bins), None)
 
 
-def column_bin_edges(column, max_bins, parallel=True, sample=None, sample_sorted=False):
-    """:func:`quantile_bin_edges` of a numeric :class:`~treelearn.data.schema.RawColumn`.
+def column_bins(column, max_bins, parallel=True, sample=None, sample_sorted=False):
+    """:func:`quantile_bins` of a numeric :class:`~treelearn.data.schema.RawColumn`.
 
     A column without missing values is read where it is; otherwise its known
     values are gathered first (in the column's own dtype). ``sample`` and
@@ -289,7 +317,7 @@ def column_bin_edges(column, max_bins, parallel=True, sample=None, sample_sorted
         if sample is not None:
             raise ValueError("a sample of a column with missing values must be of its known values")
         values = values[~column.missing]
-    return quantile_bin_edges(values, max_bins, parallel, sample, sample_sorted)
+    return quantile_bins(values, max_bins, parallel, sample, sample_sorted)
 
 
 def matrix_samples(matrix, columns, parallel=True):
@@ -432,7 +460,7 @@ def encode_numeric_binned(column, max_bins):
     edges : ndarray of float64
         From :func:`quantile_bin_edges`.
     """
-    edges = column_bin_edges(column, max_bins)
+    edges = column_bins(column, max_bins).edges
     codes = np.empty(column.values.shape[0], dtype=code_dtype_for(edges.shape[0] + 1))
     write_bin_codes(column.values, edges, codes)
     return codes, edges

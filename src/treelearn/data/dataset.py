@@ -15,7 +15,7 @@ from treelearn.data import binning
 from treelearn.data._kernels import copy_matrix_columns, copy_matrix_columns_parallel
 from treelearn.data.binning import (
     bin_threshold,
-    column_bin_edges,
+    column_bins,
     matrix_samples,
     sort_samples,
     write_bin_codes,
@@ -42,10 +42,10 @@ DATA_THRESHOLD_TOLERANCE = 1e-6
 #: columns at once, one per numba thread; smaller ones are not worth the threads.
 THREADED_MIN_ROWS = 1 << 16
 #: Most bytes of bin samples of a C-ordered matrix's columns gathered together
-#: (:func:`_column_bin_edges`): 20 float32 columns of 200,000 rows.
+#: (:func:`_column_bins`): 20 float32 columns of 200,000 rows.
 SAMPLE_BLOCK_BYTES = 16 << 20
 #: Most bytes a row of a C-ordered matrix's columns copied together to be sorted
-#: (:func:`_exact_coded_columns`; :func:`_column_bin_edges` where it does not
+#: (:func:`_exact_coded_columns`; :func:`_column_bins` where it does not
 #: sample): four float32 columns, two float64, less than the radix sort's own 24
 #: bytes a row.
 SORT_BLOCK_ROW_BYTES = 16
@@ -98,7 +98,9 @@ class Dataset:
         their splits, once grown.
     bin_edges : tuple
         Per feature, the bin edges (numeric, histogram mode: see
-        :mod:`treelearn.data.binning`) or None.
+        :mod:`treelearn.data.binning`) or None: nominal features, and numeric ones
+        of at most ``max_bins`` distinct values, which have exact codes (their
+        :attr:`distinct_values` kept) as in exact mode.
     schema : FeatureSchema
     presorted : list
         ``[PresortedColumns]`` of the exact numeric features of at least
@@ -256,10 +258,10 @@ def encode_table(table, max_bins=None):
     threaded = table.n_rows >= THREADED_MIN_ROWS and len(numeric) > 1
     n_threads = numba.get_num_threads() if threaded else 1
     if max_bins is not None:
-        edges = _column_bin_edges(table, numeric, max_bins, n_threads)
-        for j, column_edges in zip(numeric, edges, strict=True):
-            bin_edges[j] = column_edges
-            n_codes[j] = column_edges.shape[0] + 1
+        for j, bins in zip(numeric, _column_bins(table, numeric, max_bins, n_threads), strict=True):
+            bin_edges[j] = bins.edges
+            n_codes[j] = bins.edges.shape[0] + 1
+            distinct_values[j] = bins.values
     dtype = code_dtype_for(int(n_codes.max()))
     matrix = np.empty((table.n_rows, n_features), dtype=dtype, order="F")
     # Binned columns of a C-ordered matrix are coded together, a block of rows at a time.
@@ -273,6 +275,11 @@ def encode_table(table, max_bins=None):
             nominal_codes(column, schema.categories[j], matrix[:, j])
         elif bin_edges[j] is not None and j not in coded:
             write_bin_codes(column.values, bin_edges[j], matrix[:, j])
+    for j in numeric:
+        if distinct_values[j] is not None:
+            # A bin per value: the codes are the values' ranks, the exact codes, and the
+            # column is an exact one (its thresholds midway between two values).
+            bin_edges[j] = None
     if max_bins is None:
         code_matrix = _CodeMatrix(matrix, numeric)
         coded_columns = _exact_coded_columns(table, numeric, n_threads, code_matrix)
@@ -310,8 +317,8 @@ def _is_matrix_column(table, j):
     )
 
 
-def _column_bin_edges(table, numeric, max_bins, n_threads):
-    """:func:`~treelearn.data.binning.column_bin_edges` of each of the ``numeric``
+def _column_bins(table, numeric, max_bins, n_threads):
+    """:func:`~treelearn.data.binning.column_bins` of each of the ``numeric``
     columns, yielded in their order, on ``n_threads`` threads (:func:`_column_results`).
 
     The columns of a C-ordered matrix are read in blocks, each row of the matrix
@@ -362,7 +369,7 @@ def _column_bin_edges(table, numeric, max_bins, n_threads):
         # all made before the next block is copied over it.)
         threads = 1 if len(samples) == len(block) else n_threads
         yield from _column_results(
-            lambda j, samples=samples, copied=copied, threads=threads: column_bin_edges(
+            lambda j, samples=samples, copied=copied, threads=threads: column_bins(
                 columns[j].with_values(copied[j]) if j in copied else columns[j],
                 max_bins,
                 parallel=threads == 1,

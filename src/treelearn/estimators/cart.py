@@ -43,10 +43,9 @@ _COMMON_PARAMETERS = """
         An int: histogram mode, each numeric column with more distinct values
         than ``max_bins`` is cut into at most this many quantile bins once, and a
         split's threshold lies midway across the bins between its node's two
-        sides (:mod:`treelearn.data.binning`); a column with fewer distinct
-        values keeps one bin per value, so its splits are the exact tree's (and
-        its thresholds too where the node's two values are neighbours or evenly
-        spaced, as integers are). 255 or fewer keeps
+        sides (:mod:`treelearn.data.binning`); a column with at most ``max_bins``
+        distinct values is not binned, so its splits and thresholds are the
+        exact tree's. 255 or fewer keeps
         codes in one byte. None: exact mode, every distinct value of a numeric
         column is a candidate threshold (the midpoint between neighbouring
         values at the node), as scikit-learn's trees; slower on large data.
