@@ -191,6 +191,50 @@ def test_fixed_datasets(config, task, weights):
     assert tree.node_count > 5
 
 
+@pytest.mark.parametrize("max_bins", [None, 255])
+def test_kept_values_give_their_midpoints_in_the_loop(max_bins, monkeypatch):
+    """An exact feature whose values the dataset keeps (few of them; in histogram mode,
+    a column of at most ``max_bins`` values) gets its thresholds in the loop, with the
+    Python loop's arithmetic: two adjacent floats (the midpoint rounds to the right
+    one: the left one is kept), values near the float64 limits, a negative zero. Only
+    a feature whose values are not kept (many of them, exact mode) leaves its
+    thresholds to after the loop."""
+    rng = np.random.default_rng(11)
+    n = 600
+    below_one = np.nextafter(1.0, 0.0)
+    frame = pd.DataFrame(
+        {
+            "adjacent": rng.choice([0.5, below_one, 1.0, 3.0], n),
+            "huge": rng.choice([-1.7e308, -0.0, 1e-300, 1.7e308], n),
+            "many": rng.normal(size=n),
+        }
+    )
+    y = (
+        (frame["adjacent"] >= 1.0).astype(int)
+        + (frame["huge"] > 1e-300)
+        + (frame["many"] > 0.3) * (rng.random(n) < 0.7)
+    ).to_numpy()
+    dataset = build_dataset(frame, max_bins=max_bins)
+    assert dataset.distinct_values[0] is not None and dataset.distinct_values[1] is not None
+    assert dataset.distinct_values[2] is None  # (exact mode: the column; histogram mode: bins)
+    put_in = []
+    real = numba_growth.NumbaLoopGrowth._put_thresholds
+
+    def recorded(self, feature, left_code, right_code, threshold):
+        put_in.append(set(feature[np.isnan(threshold) & (right_code >= 0)].tolist()))
+        return real(self, feature, left_code, right_code, threshold)
+
+    monkeypatch.setattr(numba_growth.NumbaLoopGrowth, "_put_thresholds", recorded)
+    tree = grow_both(dataset, y, np.ones(n), 4, spec_for(4))
+    # (Between the adjacent floats: their midpoint rounds up to 1.0; the left one kept.)
+    assert below_one in tree.threshold[tree.feature == 0].tolist()
+    assert 8.5e307 in tree.threshold[tree.feature == 1].tolist()
+    if max_bins is None:
+        assert put_in == [{2}]
+    else:
+        assert put_in == []  # (bins and kept values: no codes kept, nothing to put in)
+
+
 @pytest.mark.parametrize("max_bins", [2, 7, 32, 255])
 @pytest.mark.parametrize("task", ["multiclass", "regression"])
 def test_binned_datasets(max_bins, task):

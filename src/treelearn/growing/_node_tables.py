@@ -55,9 +55,10 @@ CHILD_LINKS, CODE_LINKS, CATEGORY_LINKS = 2, 4, 6
 L_MAX_DEPTH, L_MIN_SAMPLES_SPLIT, L_MIN_SAMPLES_LEAF, L_MIN_WEIGHT_LEAF = 0, 1, 2, 3
 L_MIN_BRANCH_WEIGHT, L_MIN_IMPURITY_DECREASE, L_MIN_GAIN, L_TOTAL_WEIGHT, L_EPSILON = 4, 5, 6, 7, 8
 N_LIMITS = 9
-#: ``threshold_kind`` per feature: nominal, exact codes (values, not in the
-#: tables: see :func:`threshold_of`), bins (edges).
-THRESHOLD_NONE, THRESHOLD_VALUES, THRESHOLD_EDGES = 0, 1, 2
+#: ``threshold_kind`` per feature: nominal, exact codes whose values are not in the
+#: tables (see :func:`threshold_of`), bins (edges), exact codes whose values are
+#: (the dataset keeps them: few distinct values).
+THRESHOLD_NONE, THRESHOLD_VALUES, THRESHOLD_EDGES, THRESHOLD_MIDPOINTS = 0, 1, 2, 3
 
 
 @njit(cache=True, inline="always")
@@ -203,13 +204,22 @@ TREE_ARRAY_NAMES = (
 def threshold_of(kind, ptr, values, f, left_code, right_code):
     """``Dataset.threshold`` of a numeric split between two codes: +inf for "known
     left, missing right", midway across the bins between them for a binned feature
-    (:func:`~treelearn.data.binning.bin_threshold`); NaN between two exact values,
-    whose midpoint the grower puts in after the loop (the loop is not given the
-    training values: their float64 copy would be as large as them)."""
+    (:func:`~treelearn.data.binning.bin_threshold`), midway between the two values
+    of an exact feature whose values the tables hold
+    (:func:`~treelearn.data.encoding.numeric_threshold`'s arithmetic); NaN between
+    two other exact values, whose midpoint the grower puts in after the loop (the
+    loop is not given a column of many values: their float64 copy would be as large
+    as it)."""
     if right_code < 0:
         return np.inf
     if kind[f] == THRESHOLD_EDGES:
         return values[ptr[f] + left_code] / 2.0 + values[ptr[f] + right_code - 1] / 2.0
+    if kind[f] == THRESHOLD_MIDPOINTS:
+        low = values[ptr[f] + left_code]
+        high = values[ptr[f] + right_code]
+        cut = low / 2.0 + high / 2.0
+        # Adjacent floats: the midpoint rounds up to the right value; keep the left.
+        return low if cut == high or not np.isfinite(cut) else cut
     return np.nan
 
 

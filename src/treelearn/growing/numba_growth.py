@@ -157,8 +157,10 @@ class NumbaLoopGrowth:
 
     def _threshold_tables(self):
         """Per feature what the numba loop needs of :meth:`Dataset.threshold`: kind
-        (``THRESHOLD_*``) and, concatenated, the bin edges of binned features (the
-        midpoints between exact values are put in after the loop, :meth:`_put_thresholds`)."""
+        (``THRESHOLD_*``) and, concatenated, the bin edges of binned features and the
+        values of exact features whose values the dataset keeps (few of them; the
+        midpoints between other exact values are put in after the loop,
+        :meth:`_put_thresholds`)."""
         dataset = self.dataset
         kind = np.full(self.n_features, node_tables.THRESHOLD_NONE, dtype=np.int64)
         parts = []
@@ -167,7 +169,9 @@ class NumbaLoopGrowth:
             part = np.empty(0)
             if edges is not None:
                 kind[f], part = node_tables.THRESHOLD_EDGES, edges
-            elif not dataset.is_nominal[f]:  # exact codes
+            elif dataset.distinct_values[f] is not None:
+                kind[f], part = node_tables.THRESHOLD_MIDPOINTS, dataset.distinct_values[f]
+            elif not dataset.is_nominal[f]:  # exact codes, values not kept
                 kind[f] = node_tables.THRESHOLD_VALUES
             parts.append(np.asarray(part, dtype=np.float64))
         ptr = np.concatenate([[0], np.cumsum([p.shape[0] for p in parts])]).astype(np.int64)
