@@ -595,6 +595,35 @@ def test_few_distinct_values_stay_exact_when_the_sample_misses_some(small_sample
     np.testing.assert_array_equal(codes[known], np.searchsorted(edges, x[known]))
 
 
+@pytest.mark.parametrize("parallel", [False, True])
+@pytest.mark.parametrize("at_most", [0, 3, 6, 40])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_unseen_values_are_found_in_one_pass(parallel, at_most, dtype):
+    """The values a column holds beyond the given distinct ones (NaN aside, -0.0 as 0.0),
+    each once and ascending; None when there are more than ``at_most``, also when each
+    chunk of the column holds few enough and the chunks together too many."""
+    rng = np.random.default_rng(at_most)
+    n = 5 * _kernels.CHUNK + 123
+    assert n >= _kernels.PARALLEL_MIN_ROWS
+    values = rng.choice([-2.5, -0.0, 0.0, 1.0, 3.0, np.nan], n).astype(dtype)
+    distinct = np.array([-2.5, 0.0, 1.0, 3.0])
+    rare = [7.0, -0.0, 9.5, 7.0, -1e30, 0.25]  # four new values; -0.0 is 0.0
+    values[[5, 17, _kernels.CHUNK + 3, 3 * _kernels.CHUNK, 4 * _kernels.CHUNK + 99, n - 1]] = rare
+    found = binning._unseen_distinct(values, distinct, at_most, parallel)
+    expected = np.setdiff1d(np.unique(values[~np.isnan(values)].astype(np.float64) + 0.0), distinct)
+    np.testing.assert_array_equal(
+        expected, np.sort(np.array([7.0, 9.5, -1e30, 0.25], dtype)).astype(np.float64)
+    )
+    if at_most >= 4:
+        assert found.dtype == np.float64
+        np.testing.assert_array_equal(found, expected)
+    else:  # (at_most 3: every chunk holds one or two new values, all of them four)
+        assert found is None
+    assert binning._unseen_distinct(
+        values, np.unique(values[~np.isnan(values)]), at_most, parallel
+    ).shape == (0,)
+
+
 def test_textbook_thresholds_are_midpoints_with_a_sample(small_sample):
     """A large column of few values keeps the exact midpoint thresholds."""
     rng = np.random.default_rng(2)

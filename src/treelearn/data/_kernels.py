@@ -359,40 +359,54 @@ def copy_matrix_columns_parallel(matrix, columns, out):
 
 
 @njit(cache=True, inline="always")
-def _count_unseen_range(values, padded, depth, n_distinct, start, stop):
+def _unseen_in_range(values, padded, depth, n_distinct, start, stop, found):
+    """The distinct values of ``values[start:stop]`` (NaN aside) that are none of the
+    ``n_distinct`` sorted values padded into ``padded``, into ``found`` (ascending;
+    -0.0 as 0.0); returns how many, or ``found``'s length + 1 as soon as there are
+    more than it holds."""
     table = padded.reshape((1, padded.shape[0]))
     base = np.empty(BLOCK, dtype=np.int64)
     block_values = np.empty(BLOCK)
-    unseen = 0
+    cap = found.shape[0]
+    n_found = 0
     for block in range(start, stop, BLOCK):
         count = min(BLOCK, stop - block)
         _search_block(values, block, count, table, depth, base, block_values)
         for k in range(count):
             x = block_values[k]
             b = base[k]
-            if x == x and (b >= n_distinct or padded[b] != x):
-                unseen += 1
-    return unseen
+            if x != x or (b < n_distinct and padded[b] == x):
+                continue
+            at = lower_bound(found[:n_found], x)
+            if at < n_found and found[at] == x:
+                continue
+            if n_found == cap:
+                return cap + 1
+            for m in range(n_found, at, -1):
+                found[m] = found[m - 1]
+            found[at] = x + 0.0
+            n_found += 1
+    return n_found
 
 
 @njit(cache=True, nogil=True)
-def count_unseen_serial(values, padded, depth, n_distinct):
-    """How many values (NaN aside) are none of the ``n_distinct`` sorted values padded
-    into ``padded``."""
-    return _count_unseen_range(values, padded, depth, n_distinct, 0, values.shape[0])
+def unseen_distinct_serial(values, padded, depth, n_distinct, found, n_found):
+    """:func:`_unseen_in_range` of all of ``values`` into ``found[0]``, its count into
+    ``n_found[0]`` (``found`` of one row)."""
+    n_found[0] = _unseen_in_range(values, padded, depth, n_distinct, 0, values.shape[0], found[0])
 
 
 @njit(cache=True, parallel=True)
-def count_unseen_parallel(values, padded, depth, n_distinct):
-    """:func:`count_unseen_serial` on numba's threads."""
+def unseen_distinct_parallel(values, padded, depth, n_distinct, found, n_found):
+    """:func:`unseen_distinct_serial` on numba's threads: ``values`` cut into
+    ``found.shape[0]`` chunks of :data:`CHUNK` values (the last one shorter), chunk
+    ``c``'s unseen values into ``found[c]`` and their count into ``n_found[c]``."""
     n = values.shape[0]
-    unseen = 0
-    for chunk in prange((n + CHUNK - 1) // CHUNK):
+    for chunk in prange(found.shape[0]):
         start = chunk * CHUNK
-        unseen += _count_unseen_range(
-            values, padded, depth, n_distinct, start, min(start + CHUNK, n)
+        n_found[chunk] = _unseen_in_range(
+            values, padded, depth, n_distinct, start, min(start + CHUNK, n), found[chunk]
         )
-    return unseen
 
 
 @njit(cache=True, inline="always")
@@ -407,29 +421,6 @@ def lower_bound(sorted_values, x):
         else:
             high = middle
     return low
-
-
-@njit(cache=True)
-def unseen_values(values, distinct, n_unseen):
-    """The ``n_unseen`` values (in row order, NaN aside) that are not in the sorted ``distinct``."""
-    out = np.empty(n_unseen, dtype=values.dtype)
-    found = 0
-    for i in range(values.shape[0]):
-        x = values[i]
-        if x != x:
-            continue
-        k = lower_bound(distinct, x)
-        if (k == distinct.shape[0] or distinct[k] != x) and found < n_unseen:
-            out[found] = x
-            found += 1
-    return out
-
-
-@njit(cache=True)
-def value_counts(values, distinct, counts):
-    """``counts[k]`` += how many values equal ``distinct[k]`` (each value is one of them)."""
-    for i in range(values.shape[0]):
-        counts[lower_bound(distinct, values[i])] += 1
 
 
 @njit(cache=True)

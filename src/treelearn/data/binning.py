@@ -216,14 +216,25 @@ def padded(sorted_values):
     return out, depth
 
 
-def _count_unseen(known, distinct, parallel):
+def _unseen_distinct(known, distinct, at_most, parallel):
+    """The distinct values of ``known`` (NaN aside) that are none of the sorted
+    ``distinct`` (float64, ascending, -0.0 as 0.0), in one pass; None when there are
+    more than ``at_most`` of them (the column then has too many values to keep)."""
     table, depth = padded(distinct)
-    count = (
-        _kernels.count_unseen_parallel
-        if parallel and known.shape[0] >= _kernels.PARALLEL_MIN_ROWS
-        else _kernels.count_unseen_serial
-    )
-    return int(count(known, table, depth, distinct.shape[0]))
+    n = known.shape[0]
+    n_chunks = 1
+    kernel = _kernels.unseen_distinct_serial
+    if parallel and n >= _kernels.PARALLEL_MIN_ROWS:
+        n_chunks = -(-n // _kernels.CHUNK)
+        kernel = _kernels.unseen_distinct_parallel
+    found = np.empty((n_chunks, at_most))
+    n_found = np.empty(n_chunks, dtype=np.int64)
+    kernel(known, table, depth, distinct.shape[0], found, n_found)
+    if n_found.max() > at_most:
+        return None
+    # (Each chunk's values are distinct, not the chunks' together.)
+    unseen = np.unique(found[np.arange(at_most) < n_found[:, None]])
+    return unseen if unseen.shape[0] <= at_most else None
 
 
 class ColumnBins(NamedTuple):
@@ -290,14 +301,14 @@ def quantile_bins(known_values, max_bins, parallel=True, sample=None, sample_sor
     distinct, counts = _distinct_counts(ascending)
     if sampled and distinct.shape[0] <= max_bins:
         # Exactness for few distinct values: look for values the sample missed.
-        n_unseen = _count_unseen(known, distinct, parallel)
-        if n_unseen:
-            missed = _kernels.unseen_values(known, distinct, n_unseen)
+        missed = _unseen_distinct(known, distinct, max_bins - distinct.shape[0], parallel)
+        if missed is None:
+            # More than max_bins values in all, some of them rare: the whole column's
+            # quantiles, from its value counts.
+            distinct, counts = _distinct_counts(np.sort(known))
+            return ColumnBins(_quantile_edges(distinct, counts, max_bins), None)
+        if missed.shape[0]:
             distinct = np.union1d(distinct, missed)
-            if distinct.shape[0] > max_bins:
-                counts = np.zeros(distinct.shape[0], dtype=np.int64)
-                _kernels.value_counts(known, distinct, counts)
-                return ColumnBins(_quantile_edges(distinct, counts, max_bins), None)
     if distinct.shape[0] <= max_bins:
         # (A copy: ``distinct`` is a view of an array as long as the sample.)
         return ColumnBins(_midpoint_edges(distinct), distinct.copy())
