@@ -191,14 +191,18 @@ def test_fixed_datasets(config, task, weights):
     assert tree.node_count > 5
 
 
+@pytest.mark.parametrize("loop_max", [None, 3])
 @pytest.mark.parametrize("max_bins", [None, 255])
-def test_kept_values_give_their_midpoints_in_the_loop(max_bins, monkeypatch):
+def test_kept_values_give_their_midpoints_in_the_loop(max_bins, loop_max, monkeypatch):
     """An exact feature whose values the dataset keeps (few of them; in histogram mode,
     a column of at most ``max_bins`` values) gets its thresholds in the loop, with the
     Python loop's arithmetic: two adjacent floats (the midpoint rounds to the right
-    one: the left one is kept), values near the float64 limits, a negative zero. Only
-    a feature whose values are not kept (many of them, exact mode) leaves its
-    thresholds to after the loop."""
+    one: the left one is kept), values near the float64 limits, a negative zero. A
+    feature whose values are not kept (many of them, exact mode), or are more than
+    ``LOOP_THRESHOLD_MAX_VALUES`` (here 3, against 4), leaves its thresholds to after
+    the loop: the same tree."""
+    if loop_max is not None:
+        monkeypatch.setattr(numba_growth, "LOOP_THRESHOLD_MAX_VALUES", loop_max)
     rng = np.random.default_rng(11)
     n = 600
     below_one = np.nextafter(1.0, 0.0)
@@ -229,10 +233,11 @@ def test_kept_values_give_their_midpoints_in_the_loop(max_bins, monkeypatch):
     # (Between the adjacent floats: their midpoint rounds up to 1.0; the left one kept.)
     assert below_one in tree.threshold[tree.feature == 0].tolist()
     assert 8.5e307 in tree.threshold[tree.feature == 1].tolist()
-    if max_bins is None:
-        assert put_in == [{2}]
-    else:
-        assert put_in == []  # (bins and kept values: no codes kept, nothing to put in)
+    after_loop = {2} if max_bins is None else set()
+    if loop_max is not None:
+        after_loop |= {0, 1}
+    # (Bins and values in the tables alone: no codes kept, nothing to put in.)
+    assert put_in == ([after_loop] if after_loop else [])
 
 
 @pytest.mark.parametrize("max_bins", [2, 7, 32, 255])

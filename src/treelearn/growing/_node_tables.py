@@ -57,7 +57,7 @@ L_MIN_BRANCH_WEIGHT, L_MIN_IMPURITY_DECREASE, L_MIN_GAIN, L_TOTAL_WEIGHT, L_EPSI
 N_LIMITS = 9
 #: ``threshold_kind`` per feature: nominal, exact codes whose values are not in the
 #: tables (see :func:`threshold_of`), bins (edges), exact codes whose values are
-#: (the dataset keeps them: few distinct values).
+#: (the dataset keeps them, and they are few enough to copy).
 THRESHOLD_NONE, THRESHOLD_VALUES, THRESHOLD_EDGES, THRESHOLD_MIDPOINTS = 0, 1, 2, 3
 
 
@@ -208,8 +208,8 @@ def threshold_of(kind, ptr, values, f, left_code, right_code):
     of an exact feature whose values the tables hold
     (:func:`~treelearn.data.encoding.numeric_threshold`'s arithmetic); NaN between
     two other exact values, whose midpoint the grower puts in after the loop (the
-    loop is not given a column of many values: their float64 copy would be as large
-    as it)."""
+    loop is not given many values: their float64 copy would add to the fit's peak
+    memory)."""
     if right_code < 0:
         return np.inf
     if kind[f] == THRESHOLD_EDGES:

@@ -22,6 +22,11 @@ from treelearn.tree.structure import Tree
 #: The ``rng`` of the numba loop's fits that draw no features: a Generator like
 #: the drawn ones, so that the loop compiles once for both; never drawn from.
 _UNDRAWN_RNG = np.random.default_rng(0)
+#: An exact feature whose kept values are at most this many has them copied into the
+#: loop's threshold tables (512 KB at most), and its thresholds put in by the loop;
+#: exact mode keeps the values of any column they take fewer bytes than, and a copy
+#: of hundreds of thousands of them per feature would add to the fit's peak memory.
+LOOP_THRESHOLD_MAX_VALUES = 1 << 16
 
 
 class NumbaLoopGrowth:
@@ -158,9 +163,9 @@ class NumbaLoopGrowth:
     def _threshold_tables(self):
         """Per feature what the numba loop needs of :meth:`Dataset.threshold`: kind
         (``THRESHOLD_*``) and, concatenated, the bin edges of binned features and the
-        values of exact features whose values the dataset keeps (few of them; the
-        midpoints between other exact values are put in after the loop,
-        :meth:`_put_thresholds`)."""
+        values of exact features whose values the dataset keeps, if at most
+        :data:`LOOP_THRESHOLD_MAX_VALUES` (the midpoints between other exact values are
+        put in after the loop, :meth:`_put_thresholds`)."""
         dataset = self.dataset
         kind = np.full(self.n_features, node_tables.THRESHOLD_NONE, dtype=np.int64)
         parts = []
@@ -169,9 +174,9 @@ class NumbaLoopGrowth:
             part = np.empty(0)
             if edges is not None:
                 kind[f], part = node_tables.THRESHOLD_EDGES, edges
-            elif dataset.distinct_values[f] is not None:
+            elif _few_kept_values(dataset.distinct_values[f]):
                 kind[f], part = node_tables.THRESHOLD_MIDPOINTS, dataset.distinct_values[f]
-            elif not dataset.is_nominal[f]:  # exact codes, values not kept
+            elif not dataset.is_nominal[f]:  # exact codes, values not in the tables
                 kind[f] = node_tables.THRESHOLD_VALUES
             parts.append(np.asarray(part, dtype=np.float64))
         ptr = np.concatenate([[0], np.cumsum([p.shape[0] for p in parts])]).astype(np.int64)
@@ -201,3 +206,8 @@ class NumbaLoopGrowth:
         placed = map_on_threads(thresholds_of, zip(features, node_groups, strict=True), n_threads)
         for nodes, values in zip(node_groups, placed, strict=True):
             threshold[nodes] = values
+
+
+def _few_kept_values(values):
+    """Whether a feature's kept values (or None) go into the loop's threshold tables."""
+    return values is not None and values.shape[0] <= LOOP_THRESHOLD_MAX_VALUES
