@@ -53,7 +53,7 @@ from treelearn.splitting._cut_kernels import (
 )
 from treelearn.splitting._gini_scan_kernels import whole_gini_by_cuts_inlined
 from treelearn.splitting._kernels import scan_sorted_rows
-from treelearn.splitting._sort_kernels import merge_sort_rows_by_code, sort_rows_by_code
+from treelearn.splitting._sort_kernels import sort_rows_by_code
 from treelearn.splitting._value_scan_kernels import (
     value_cut_pairs_inlined,
     value_cuts_fit,
@@ -158,10 +158,11 @@ def _load(codes, rows, start, end, y_class, y_value, weight, is_classification, 
                 for i in range(m):
                     local_keys[f, i] = sorted_codes[slot, start + i]
                 continue
-        elif not sort_rows_by_code(
-            local_codes[f], identity, first, m, n_codes[f] + 1, local_order[f], counts
-        ):
-            merge_sort_rows_by_code(local_codes[f], identity, first, m, local_order[f], merge_work)
+        else:
+            sort_rows_by_code(
+                local_codes[f], identity, first, m, n_codes[f] + 1, local_order[f], counts,
+                merge_work,
+            )  # fmt: skip
         for i in range(m):
             local_keys[f, i] = local_codes[f, local_order[f, i]]
 

@@ -40,7 +40,6 @@ from numba import njit
 from treelearn.criteria._kernels import ENTROPY, GINI, weighted_impurity
 from treelearn.splitting._sort_kernels import (
     compact_histogram,
-    merge_sort_rows_by_code,
     sort_rows_by_code,
 )
 
@@ -302,8 +301,7 @@ def c45_histogram(
         # order, then bin_codes, then the sort's counts (or the merge sort's work).
         ordered = scratch_codes[:n_node]
         spare = scratch_codes[2 * n_node + 1 :]
-        if not sort_rows_by_code(codes_f, rows, start, end, n_bins, ordered, spare):
-            merge_sort_rows_by_code(codes_f, rows, start, end, ordered, spare)
+        sort_rows_by_code(codes_f, rows, start, end, n_bins, ordered, spare, spare)
     # Only the codes present, in increasing order; the missing code (largest) last.
     # (``weight`` stands in for the regression target, which classification never reads.)
     m = compact_histogram(

@@ -72,7 +72,6 @@ from treelearn.splitting._scan_buffer_kernels import _thread_scan
 from treelearn.splitting._sort_kernels import (
     _sort_small_node,
     compact_histogram,
-    merge_sort_rows_by_code,
     sort_rows_by_code,
 )
 from treelearn.splitting._subset_kernels import scan_multiway, scan_subset
@@ -245,8 +244,7 @@ def fill_feature_histogram(
         return HIST_COMPACT, n_known
     ordered = scratch_codes[:n_node]
     spare = scratch_codes[2 * n_node + 1 :]  # (n_bins + 1 entries: > 8 per node row here)
-    if not sort_rows_by_code(codes_f, rows, start, end, n_bins, ordered, spare):
-        merge_sort_rows_by_code(codes_f, rows, start, end, ordered, spare)
+    sort_rows_by_code(codes_f, rows, start, end, n_bins, ordered, spare, spare)
     n_known = compact_histogram(
         codes_f, ordered, n_codes[f], y_class, y_value, weight, is_classification,
         scratch_hist, bin_codes,

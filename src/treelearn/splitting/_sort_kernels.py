@@ -78,21 +78,23 @@ def insertion_sort_rows_by_code(codes_f, rows, start, end, out):
 
 
 @njit(cache=True, _nrt=False)
-def sort_rows_by_code(codes_f, rows, start, end, n_bins, out, counts):
+def sort_rows_by_code(codes_f, rows, start, end, n_bins, out, counts, work):
     """The node's rows ``rows[start:end]`` ordered by code (stable) into ``out``.
 
     Without allocating: an insertion sort for at most
-    :data:`INSERTION_SORT_MAX_ROWS` rows, else a counting sort over the
-    ``n_bins`` codes (``counts`` needs ``n_bins + 1`` entries). Returns False
-    (``out`` untouched) when neither pays: more codes than
-    :data:`COUNTING_SORT_BINS_PER_ROW` per row.
+    :data:`INSERTION_SORT_MAX_ROWS` rows, a counting sort over the ``n_bins`` codes
+    where there are at most :data:`COUNTING_SORT_BINS_PER_ROW` of them per row
+    (``counts`` needs ``n_bins + 1`` entries), else a merge sort
+    (:func:`merge_sort_rows_by_code`; ``work`` needs three entries per row).
+    ``counts`` and ``work`` may be the same array.
     """
     m = end - start
     if m <= INSERTION_SORT_MAX_ROWS:
         insertion_sort_rows_by_code(codes_f, rows, start, end, out)
-        return True
+        return
     if n_bins > COUNTING_SORT_BINS_PER_ROW * m:
-        return False
+        merge_sort_rows_by_code(codes_f, rows, start, end, out, work)
+        return
     counts[: n_bins + 1] = 0
     for i in range(start, end):
         counts[codes_f[rows[i]] + 1] += 1
@@ -103,14 +105,13 @@ def sort_rows_by_code(codes_f, rows, start, end, n_bins, out, counts):
         code = codes_f[r]
         out[counts[code]] = r
         counts[code] += 1
-    return True
 
 
 @njit(cache=True, _nrt=False)
 def merge_sort_rows_by_code(codes_f, rows, start, end, out, work):
     """The node's rows ordered by code (stable) into ``out``, by a bottom-up merge
-    sort: the fallback of :func:`sort_rows_by_code` when neither of its sorts pays
-    (few rows, many codes). ``work`` needs three entries per node row."""
+    sort: :func:`sort_rows_by_code`'s where neither of its other sorts pays (more
+    than a few rows, many codes per row). ``work`` needs three entries per node row."""
     m = end - start
     keys = work[:m]
     spare_keys = work[m : 2 * m]
