@@ -14,7 +14,12 @@ from treelearn import CARTClassifier, CARTRegressor
 from treelearn._dtypes import row_index_dtype
 from treelearn.data import dataset as dataset_module
 from treelearn.data.dataset import build_dataset
-from treelearn.data.encoding import numeric_threshold, sort_numeric, write_exact_codes
+from treelearn.data.encoding import (
+    midpoint_thresholds,
+    numeric_threshold,
+    sort_numeric,
+    write_exact_codes,
+)
 from treelearn.data.schema import read_table
 from treelearn.estimators.base import _numba_threads as numba_threads
 
@@ -133,6 +138,20 @@ def test_adjacent_floats_threshold_keeps_them_apart():
     # Rounding down to the left value is fine as it is.
     a, b = 1.0, np.nextafter(1.0, 2.0)
     assert numeric_threshold(np.array([a, b]), 0, 1) == a
+
+
+@SETTINGS
+@given(values=st.lists(finite, min_size=2, max_size=40, unique=True))
+def test_midpoint_thresholds_of_arrays_are_those_of_each_pair(values):
+    """One rule for a pair and for arrays of pairs: each cut separates its two values."""
+    values = np.unique(np.array(values) + 0.0)
+    low, high = values[:-1], values[1:]
+    cuts = midpoint_thresholds(low, high)
+    assert cuts.dtype == np.float64
+    np.testing.assert_array_equal(
+        cuts, [numeric_threshold(values, k, k + 1) for k in range(low.shape[0])]
+    )
+    assert np.all((low <= cuts) & (cuts < high))
 
 
 def test_adjacent_floats_are_separated_by_a_fitted_tree():

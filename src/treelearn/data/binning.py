@@ -88,6 +88,7 @@ import numpy as np
 from treelearn._dtypes import code_dtype_for
 from treelearn._threads import map_on_threads
 from treelearn.data import _kernels
+from treelearn.data.encoding import midpoint_thresholds
 
 #: Columns with more known values than this take their bin edges from a sample of this size.
 BIN_SAMPLE_ROWS = 200_000
@@ -131,10 +132,8 @@ def _distinct_counts(ascending):
 
 
 def _midpoint_edges(distinct):
-    """One bin per value: the midpoints between neighbouring distinct values."""
-    edges = distinct[:-1] / 2.0 + distinct[1:] / 2.0
-    # Adjacent floats: the midpoint rounds up to the right value; keep the left.
-    return np.where(edges == distinct[1:], distinct[:-1], edges)
+    """One bin per value: the thresholds between neighbouring distinct values."""
+    return midpoint_thresholds(distinct[:-1], distinct[1:])
 
 
 @functools.lru_cache(maxsize=8)

@@ -22,6 +22,7 @@ from treelearn.data.binning import (
     write_matrix_bin_codes,
 )
 from treelearn.data.encoding import (
+    midpoint_thresholds,
     nominal_codes,
     numeric_threshold,
     read_code_values,
@@ -197,10 +198,7 @@ class Dataset:
                 return np.asarray(edges[left_codes], dtype=np.float64)
             return np.asarray(bin_threshold(edges, left_codes, right_codes), dtype=np.float64)
         values = self.code_values(feature)
-        low = values[left_codes]
-        high = values[right_codes]
-        cut = low / 2.0 + high / 2.0
-        cut = np.where((cut == high) | ~np.isfinite(cut), low, cut)
+        cut = midpoint_thresholds(values[left_codes], values[right_codes])
         if not at_data:
             return cut.astype(np.float64)
         index = np.searchsorted(values, cut + DATA_THRESHOLD_TOLERANCE, side="right") - 1

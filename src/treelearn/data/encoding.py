@@ -174,20 +174,22 @@ def nominal_codes(column, categories, out):
     return out
 
 
-def numeric_threshold(values, left_code, right_code):
-    """Threshold between the neighbouring known values of two codes.
+def midpoint_thresholds(low, high):
+    """Thresholds between values ``low`` and the next values ``high`` (numbers or
+    arrays of them, ``low < high``): the midpoint, ``low / 2 + high / 2``; where it
+    rounds up to ``high`` (adjacent floats) ``low``, so that ``x <= threshold`` keeps
+    separating the two (scikit-learn does the same). The one rule of every threshold
+    between two values (:func:`numeric_threshold`, ``Dataset.thresholds``, the bin
+    edges of a column of few values; in the numba loop,
+    :func:`treelearn.growing._node_tables.threshold_of`)."""
+    cut = np.asarray(low) / 2.0 + np.asarray(high) / 2.0
+    return np.where((cut == high) | ~np.isfinite(cut), low, cut)
 
-    The midpoint of ``values[left_code]`` and ``values[right_code]``; when the
-    midpoint rounds up to the right value (adjacent floats) the left value is
-    used, so that ``x <= threshold`` keeps separating the two (scikit-learn
-    does the same).
-    """
-    low = values[left_code]
-    high = values[right_code]
-    threshold = low / 2.0 + high / 2.0
-    if threshold == high or not np.isfinite(threshold):
-        threshold = low
-    return float(threshold)
+
+def numeric_threshold(values, left_code, right_code):
+    """Threshold between the neighbouring known values of two codes:
+    :func:`midpoint_thresholds` of ``values[left_code]`` and ``values[right_code]``."""
+    return float(midpoint_thresholds(values[left_code], values[right_code]))
 
 
 def prediction_matrix(columns, schema):

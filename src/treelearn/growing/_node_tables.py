@@ -206,7 +206,7 @@ def threshold_of(kind, ptr, values, f, left_code, right_code):
     left, missing right", midway across the bins between them for a binned feature
     (:func:`~treelearn.data.binning.bin_threshold`), midway between the two values
     of an exact feature whose values the tables hold
-    (:func:`~treelearn.data.encoding.numeric_threshold`'s arithmetic); NaN between
+    (:func:`~treelearn.data.encoding.midpoint_thresholds`' rule, for one pair); NaN between
     two other exact values, whose midpoint the grower puts in after the loop (the
     loop is not given many values: their float64 copy would add to the fit's peak
     memory)."""
