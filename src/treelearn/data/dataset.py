@@ -255,29 +255,33 @@ def encode_table(table, max_bins=None):
             n_codes[j] = len(schema.categories[j])
     threaded = table.n_rows >= THREADED_MIN_ROWS and len(numeric) > 1
     n_threads = numba.get_num_threads() if threaded else 1
+    # Each numeric column's codes in histogram mode: the index of its bin among these
+    # edges. A column of a bin per value keeps its values instead of its edges: its
+    # codes are their ranks, the exact codes, and it is an exact column.
+    coding_edges = [None] * n_features
     if max_bins is not None:
         for j, bins in zip(numeric, _column_bins(table, numeric, max_bins, n_threads), strict=True):
-            bin_edges[j] = bins.edges
+            coding_edges[j] = bins.edges
             n_codes[j] = bins.edges.shape[0] + 1
-            distinct_values[j] = bins.values
+            if bins.values is None:
+                bin_edges[j] = bins.edges
+            else:
+                distinct_values[j] = bins.values
     dtype = code_dtype_for(int(n_codes.max()))
     matrix = np.empty((table.n_rows, n_features), dtype=dtype, order="F")
     # Binned columns of a C-ordered matrix are coded together, a block of rows at a time.
-    from_matrix = [j for j in numeric if bin_edges[j] is not None and _is_matrix_column(table, j)]
+    from_matrix = [
+        j for j in numeric if coding_edges[j] is not None and _is_matrix_column(table, j)
+    ]
     coded = set(from_matrix)
     if from_matrix:
-        edges = [bin_edges[j] for j in from_matrix]
+        edges = [coding_edges[j] for j in from_matrix]
         write_matrix_bin_codes(table.matrix, from_matrix, edges, matrix)
     for j, column in enumerate(columns):
         if schema.kinds[j] == NOMINAL:
             nominal_codes(column, schema.categories[j], matrix[:, j])
-        elif bin_edges[j] is not None and j not in coded:
-            write_bin_codes(column.values, bin_edges[j], matrix[:, j])
-    for j in numeric:
-        if distinct_values[j] is not None:
-            # A bin per value: the codes are the values' ranks, the exact codes, and the
-            # column is an exact one (its thresholds midway between two values).
-            bin_edges[j] = None
+        elif coding_edges[j] is not None and j not in coded:
+            write_bin_codes(column.values, coding_edges[j], matrix[:, j])
     if max_bins is None:
         code_matrix = _CodeMatrix(matrix, numeric)
         coded_columns = _exact_coded_columns(table, numeric, n_threads, code_matrix)
