@@ -166,7 +166,9 @@ def find_split(
         "min_weight": float(min_weight),
         "hist_ratio": float(hist_ratio),
         "scratch_hist": np.empty((max_bins + 1, n_channels)),
-        "scratch_codes": np.empty(K.scratch_codes_size(n, max_bins), dtype=np.int64),
+        "scratch_codes": np.empty(
+            K.scratch_codes_size(n, max_bins, float(hist_ratio)), dtype=np.int64
+        ),
         "scratch_mask": np.zeros(max_bins + 1, dtype=np.uint8) if masks_given else None,
         "out": out,
         "out_mask": out_mask if masks_given else None,
@@ -595,6 +597,25 @@ def test_gathered_scan_of_unit_weights_is_the_histograms_split(data, min_count):
     _assert_same_threshold_split(other, by_hist, "gathered_unit")
 
 
+@pytest.mark.parametrize("hist_ratio", [SORT_ALWAYS, 0.5, 1.0, 2.0, 3.7, HIST_ALWAYS])
+def test_scratch_codes_hold_every_node_that_is_sorted(hist_ratio):
+    # A feature of n_bins codes is sorted in a node of n_node rows where
+    # n_bins > hist_ratio * n_node: its rows, their codes and the sort's counts.
+    for n_rows in (1, 2, 5, 64, 300):
+        for max_bins in (2, 3, 17, 256):
+            size = K.scratch_codes_size(n_rows, max_bins, hist_ratio)
+            needed = [
+                2 * n_node + n_bins + 2
+                for n_node in range(1, n_rows + 1)
+                for n_bins in range(2, max_bins + 1)
+                if n_bins > hist_ratio * n_node
+            ]
+            assert max(needed, default=0) <= size
+    # Sized by the nodes that sort, not by the training rows.
+    assert K.scratch_codes_size(800_000, 256, 2.0) == 2 * 129 + 258
+    assert K.scratch_codes_size(800_000, 256, SORT_ALWAYS) == 2 * 800_000 + 258
+
+
 def test_unit_weight_buffers_hold_ones_and_say_so():
     sorted_codes = np.zeros((2, 5), dtype=np.int32)
     buffers = scan_buffers.sorted_scan_buffers(
@@ -710,7 +731,8 @@ def test_a_feature_without_the_buffers_of_its_kind_is_an_error_not_skipped(missi
             criterion_id("gini", True), 2, np.arange(2, dtype=np.int64), 2,
             np.array([2, 2], dtype=np.int64), is_nominal, np.zeros((0, 3)),
             np.full(2, -1, dtype=np.int64), node_stats, 1, 0.0, HIST_ALWAYS, np.empty((3, 3)),
-            np.empty(K.scratch_codes_size(4, 3), dtype=np.int64), None, np.empty(N_OUT), None,
+            np.empty(K.scratch_codes_size(4, 3, HIST_ALWAYS), dtype=np.int64), None,
+            np.empty(N_OUT), None,
             np.zeros((0, 4), dtype=np.int32), np.full(2, -1, dtype=np.int64), False, False,
             False, scan,
         )  # fmt: skip

@@ -258,7 +258,7 @@ def call_find_best_split(node, y, n_classes, criterion, skip_missing, hist_ratio
         np.arange(n_features, dtype=np.int64), n_features, n_codes, is_nominal,
         np.zeros((0, n_channels)), np.full(n_features, -1, dtype=np.int64), stats, min_count,
         0.0, hist_ratio, np.empty((max_bins + 1, n_channels)),
-        np.empty(K.scratch_codes_size(n, max_bins), dtype=np.int64),
+        np.empty(K.scratch_codes_size(n, max_bins, hist_ratio), dtype=np.int64),
         np.zeros(max_bins + 1, dtype=np.uint8),
         out, out_mask, np.zeros((0, n), dtype=np.int32), np.full(n_features, -1, dtype=np.int64),
         skip_missing, False, False, scan_buffers.sorted_scan_buffers(1, 0, codes.dtype),

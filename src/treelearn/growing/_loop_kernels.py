@@ -105,7 +105,11 @@ from treelearn.splitting._cut_kernels import (
     OUT_LEFT_CODE,
     OUT_MISSING_LEFT,
 )
-from treelearn.splitting._kernels import find_best_split, find_best_split_parallel
+from treelearn.splitting._kernels import (
+    find_best_split,
+    find_best_split_parallel,
+    scratch_codes_size,
+)
 from treelearn.splitting._partition_kernels import (
     partition_by_child,
     partition_sorted_rows_parallel,
@@ -372,7 +376,8 @@ def subtree_scratch(search, buffers, largest):
     own_search = (
         n_codes, is_nominal, all_features, max_features, min_count, min_weight, hist_ratio,
         np.empty_like(scratch_hist),
-        np.empty(2 * largest + scratch_hist.shape[0] + 1, dtype=scratch_codes.dtype),
+        np.empty(scratch_codes_size(largest, scratch_hist.shape[0] - 1, hist_ratio),
+                 dtype=scratch_codes.dtype),
         None if scratch_mask is None else np.zeros_like(scratch_mask), sorted_rows,
         sorted_slot, skip_missing, multiway, whole_weights,
         None if sorted_scan is None else own_sorted_scan(sorted_scan, np.int64(largest)),
@@ -380,7 +385,7 @@ def subtree_scratch(search, buffers, largest):
     child_of_row, sorted_buffer, partition_buffer, local_of_row = buffers
     own_buffers = (
         child_of_row,
-        np.empty((2, largest), dtype=sorted_buffer.dtype),
+        np.empty((2, largest if sorted_rows.shape[0] else 0), dtype=sorted_buffer.dtype),
         np.empty(largest, dtype=partition_buffer.dtype),
         local_of_row,
     )

@@ -262,7 +262,9 @@ class Grower(NumbaLoopGrowth, C45Growth):
         n, dataset, spec = self.dataset.n_samples, self.dataset, self.spec
         max_bins = int(self.n_codes.max()) + 1
         self.scratch_hist = np.empty((max_bins + 1, self.n_channels))
-        self.scratch_codes = np.empty(split_kernels.scratch_codes_size(n, max_bins), dtype=np.int64)
+        self.scratch_codes = np.empty(
+            split_kernels.scratch_codes_size(n, max_bins, settings.HIST_RATIO), dtype=np.int64
+        )
         # The masks of subset splits only where a feature is nominal (None: numba
         # leaves the nominal features' search out of the split finders' compilation).
         has_nominal = bool(dataset.is_nominal.any())
@@ -278,8 +280,11 @@ class Grower(NumbaLoopGrowth, C45Growth):
         if spec.nominal_split == "multiway" and dataset.is_nominal.any():
             most_children = max(2, int(self.n_codes[dataset.is_nominal].max()))
         self.child_of_row = np.zeros(n, dtype=np.uint8 if most_children <= 256 else np.int32)
-        # Two rows: a presorted run's rows and their codes, while they are partitioned.
-        self.sorted_buffer = np.empty((2, n), dtype=row_index_dtype(n))
+        # Two rows: a presorted run's rows and their codes, while they are partitioned
+        # (no room where no feature is presorted: its dtype is still read).
+        self.sorted_buffer = np.empty(
+            (2, n if self.sorted_features.size else 0), dtype=row_index_dtype(n)
+        )
 
     def _settle_weights(self):
         """``weight`` where none were given (ones, or none stored), and whether all are
