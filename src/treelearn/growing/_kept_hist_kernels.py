@@ -68,15 +68,19 @@ def build_kept(data, features, offsets, start, end, parallel_min_rows, n_threads
     """The kept histograms of the rows ``rows[start:end]`` into ``hist``; on
     ``n_threads`` threads from ``parallel_min_rows`` rows on (None: never).
 
-    A node of at most half the training rows (every node built but the root, as
-    long as ``partition_buffer`` holds twice its rows) has its weights and
-    targets gathered first (:func:`~treelearn.stats._kernels.gather_targets`)
-    into the memory of ``partition_buffer`` (an int64 per row, idle until the
-    next partition): the histograms read them in sequence at no extra memory.
+    A node whose weights and targets (two float64 a row) fit in the memory of
+    ``partition_buffer`` (a row index a training row, idle until the next
+    partition: with int64 indices every node but the root, with int32 ones every
+    node of at most a quarter of the rows) has them gathered there first
+    (:func:`~treelearn.stats._kernels.gather_targets`): the histograms read them
+    in sequence at no extra memory.
     """
     codes, rows, y_class, y_value, weight, is_classification = data[:6]
     n_node = end - start
-    scratch = partition_buffer.view(np.float64)
+    # (Whole float64s only: an odd number of int32 indices leaves one out.)
+    per_float = 8 // partition_buffer.itemsize
+    whole = partition_buffer.shape[0] // per_float * per_float
+    scratch = partition_buffer[:whole].view(np.float64)
     threaded = parallel_min_rows is not None and n_node >= parallel_min_rows
     if 2 * n_node <= min(rows.shape[0], scratch.shape[0]):
         gathered = scratch[: 2 * n_node].reshape((2, n_node))

@@ -271,7 +271,8 @@ class Grower(NumbaLoopGrowth, C45Growth):
         self.scratch_mask = np.zeros(max_bins + 1, dtype=np.uint8) if has_nominal else None
         self.out = np.empty(cut_kernels.N_OUT)
         self.out_mask = np.zeros(max_bins + 1, dtype=np.uint8) if has_nominal else None
-        self.partition_buffer = np.empty(n, dtype=np.intp)
+        # Row indices (in the row order's dtype: 4 bytes a row where they fit).
+        self.partition_buffer = np.empty(n, dtype=row_index_dtype(n))
         self.all_features = np.arange(self.n_features, dtype=np.int64)
         # Read at random for every presorted row at every split: as narrow as the
         # children allow (one byte: splitting 20 runs of 800k rows took 3.7 ns a row
