@@ -20,14 +20,17 @@ the report's header). What a child does:
 2. warms up on a small problem of the same task (treelearn's numba kernels are
    compiled or loaded from numba's cache; the other libraries load their native
    code). That time is reported on its own (``warm-up s``), never in ``fit s``;
-3. fits on the training rows (best of ``--repeat``). Binning is part of the fit for
-   every library: treelearn's quantile bins, LightGBM's ``Dataset`` construction
-   and XGBoost's ``QuantileDMatrix`` construction are inside the timer;
+3. fits on the training rows (best of ``--repeat``; with ``--repeat-seconds``, a fit
+   is repeated only while the child's fits have taken less than that in all, so that
+   short fits are timed several times and long ones once: ``fits`` in the report).
+   Binning is part of the fit for every library: treelearn's quantile bins,
+   LightGBM's ``Dataset`` construction and XGBoost's ``QuantileDMatrix``
+   construction are inside the timer;
 4. measures the peak memory the (first) fit added: on Linux it writes ``5`` to
    ``/proc/self/clear_refs`` (which resets the peak resident size, ``VmHWM``),
    reads ``VmRSS`` just before the fit and ``VmHWM`` just after. Where that file is
    not writable, the increase of ``getrusage``'s lifetime peak is used instead;
-5. predicts all ``n_samples`` rows (best of ``--repeat``) and scores the held-out
+5. predicts all ``n_samples`` rows (best of ``--repeat``, as the fits) and scores the held-out
    rows: accuracy (LightGBM/XGBoost binary: probability > 0.5; multiclass: argmax)
    or R².
 
@@ -170,6 +173,13 @@ def parse_args(argv=None):
     )
     parser.add_argument(
         "--repeat", type=int, default=1, help="timed fits and predictions per child; best is kept"
+    )
+    parser.add_argument(
+        "--repeat-seconds",
+        type=float,
+        default=None,
+        help="repeat a child's fit (prediction) only while its fits (predictions) have "
+        "taken less than this many seconds in all (default: always --repeat times)",
     )
     parser.add_argument(
         "--out", type=Path, default=DEFAULT_OUT, help="markdown report (default: RESULTS.md here)"
@@ -434,14 +444,23 @@ def measured_fit(fit, X, y):
     return seconds, model, max(after - before, 0) / 1024, method
 
 
-def best_time(function, repeat):
-    """(smallest wall time over ``repeat`` calls, the last call's result)."""
-    best, result = np.inf, None
-    for _ in range(repeat):
+def more_runs(n_done, spent, repeat, repeat_seconds):
+    """Whether to time another run after ``n_done`` runs that took ``spent`` seconds
+    in all: up to ``repeat`` runs, and (``repeat_seconds`` not None) only while
+    ``spent`` is below it."""
+    return n_done < repeat and (repeat_seconds is None or spent < repeat_seconds)
+
+
+def best_time(function, repeat, repeat_seconds=None):
+    """(smallest wall time over the calls, the last call's result, the calls made):
+    at least one call, more while :func:`more_runs`."""
+    best, spent, n_calls, result = np.inf, 0.0, 0, None
+    while n_calls == 0 or more_runs(n_calls, spent, repeat, repeat_seconds):
         started = time.perf_counter()
         result = function()
-        best = min(best, time.perf_counter() - started)
-    return best, result
+        seconds = time.perf_counter() - started
+        best, spent, n_calls = min(best, seconds), spent + seconds, n_calls + 1
+    return best, result, n_calls
 
 
 def warm_up(library, task, threads, n_features):
@@ -485,18 +504,24 @@ def run_child(spec):
             numba.set_num_threads(threads)
         warm = warm_up(library, spec["task"], threads, X.shape[1])
         runner = RUNNERS[library](spec["task"], spec["depth"], threads, spec["leaves"])
+        repeat, repeat_seconds = spec["repeat"], spec["repeat_seconds"]
         fit_time, model, memory, method = measured_fit(runner.fit, X_train, y_train)
-        for _ in range(spec["repeat"] - 1):
+        n_fits, fits_spent = 1, fit_time
+        while more_runs(n_fits, fits_spent, repeat, repeat_seconds):
             del model
             release_free_memory()
             seconds, model, _, _ = measured_fit(runner.fit, X_train, y_train)
-            fit_time = min(fit_time, seconds)
-        predict_time, predicted = best_time(lambda: runner.predict(model, X), spec["repeat"])
+            fit_time, fits_spent, n_fits = min(fit_time, seconds), fits_spent + seconds, n_fits + 1
+        predict_time, predicted, n_predicts = best_time(
+            lambda: runner.predict(model, X), repeat, repeat_seconds
+        )
     leaves, trees = runner.leaves(model)
     return {
         "warm_up": warm,
         "fit": fit_time,
         "predict": predict_time,
+        "fits": n_fits,
+        "predicts": n_predicts,
         "memory_mb": float(memory),
         "memory_method": method,
         "leaves": float(leaves),
@@ -643,6 +668,7 @@ def run_config(config, folder, args, progress):
         "task": config.task,
         "depth": config.depth,
         "repeat": args.repeat,
+        "repeat_seconds": args.repeat_seconds,
         "max_memory": args.max_memory,
     }
     for library in [lib for lib in LIBRARIES if lib in args.libraries]:
@@ -726,6 +752,16 @@ def ratio(value, reference, minimum=0.0):
     return f"{quotient:.3f}" if quotient < 1 else f"{quotient:.2f}"
 
 
+def repeats(args):
+    """How many times each fit and prediction was timed, in words."""
+    if args.repeat_seconds is None or args.repeat <= 1:
+        return f"{args.repeat}"
+    return (
+        f"up to {args.repeat}, repeated only while a child's fits (predictions) had taken "
+        f"under {args.repeat_seconds:g} s in all (`fits`: the fits / predictions timed)"
+    )
+
+
 def format_seconds(seconds):
     """Seconds as text: three decimals under a second, two above."""
     return f"{seconds:.3f}" if seconds < 1 else f"{seconds:.2f}"
@@ -769,6 +805,7 @@ HEADER = [
     "MB/sk",
     "vs 1 thr",
     "warm-up s",
+    "fits",
 ]
 
 
@@ -776,7 +813,7 @@ def row_cells(config, row, reference):
     """The table cells of one row; ``reference`` is scikit-learn's result or None."""
     start = [row.library, MODES[row.library], str(row.threads)]
     if row.result is None:
-        return [*start, row.error, *["–"] * 3, row.leaves_asked or "–", *["–"] * 6]
+        return [*start, row.error, *["–"] * 3, row.leaves_asked or "–", *["–"] * 7]
     r, ref = row.result, reference or {}
     one_thread = [o.result["fit"] for o in config.measured(row.library) if o.threads == 1]
     speed_up = "–"
@@ -795,6 +832,7 @@ def row_cells(config, row, reference):
         ratio(r["memory_mb"], ref.get("memory_mb"), minimum=1.0),
         speed_up,
         f"{r['warm_up']:.1f}",
+        f"{r['fits']} / {r['predicts']}",
     ]
 
 
@@ -874,7 +912,7 @@ def format_report(configs, args, machine):
         "- Data: first 80% of the rows train, last 20% held out (float32); `clf2` = "
         "`make_classification` with 2 classes, `clf10` = with 10 classes and 10 informative "
         "features, `reg` = `make_regression(noise=1.0)`.",
-        f"- Each row is one child process; times are the best of {args.repeat}. `fit s` "
+        f"- Each row is one child process; times are the best of {repeats(args)}. `fit s` "
         "includes binning (treelearn's bins, LightGBM's `Dataset`, XGBoost's "
         "`QuantileDMatrix`); `predict s` predicts all rows; `warm-up s` (numba cache load, "
         "first calls on a small problem) is not in either. treelearn's kernels were compiled "
