@@ -60,7 +60,7 @@ class C45Growth:
             self.codes, self.y_class, self.weight, self.n_classes, self.n_codes,
             self.dataset.is_nominal, self.code_values, self.code_value_ptr,
             self.excluded_from_average, limits, bool(spec.threshold_cost),
-            spec.threshold_at == "data", settings.HIST_RATIO, self.scratch_hist, self.scratch_codes,
+            spec.threshold_at == "data", self.hist_ratio, self.scratch_hist, self.scratch_codes,
             np.flatnonzero(
                 ~self.dataset.is_nominal & (self.n_codes + 1 > settings.STORE_MAX_BINS)
             ).astype(np.int64),
@@ -152,7 +152,7 @@ class C45Growth:
             self.codes, rows, start, end, self.y_class, self.weight, self.n_classes,
             self.n_codes, self.dataset.is_nominal, usable.astype(np.uint8), self.code_values,
             self.code_value_ptr, 0.0 if textbook else float(spec.min_branch_weight), not textbook,
-            False if textbook else spec.threshold_cost, settings.HIST_RATIO, self.scratch_hist,
+            False if textbook else spec.threshold_cost, self.hist_ratio, self.scratch_hist,
             self.scratch_codes, table, np.empty((0, 0), dtype=np.int64),
             np.full(self.n_features, -1, dtype=np.int64),
         )  # fmt: skip

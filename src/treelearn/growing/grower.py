@@ -198,6 +198,9 @@ class Grower(NumbaLoopGrowth, C45Growth):
         # the feature, then the rows missing it follow the node's surrogates.
         self.surrogate_mode = spec.missing == "surrogate"
         self.fractional = spec.missing == "fractional"
+        # Read once: the split scratch is sized by it (scratch_codes_size) and every
+        # search of this tree takes it.
+        self.hist_ratio = float(settings.HIST_RATIO)
         self.multiway = spec.nominal_split == "multiway"
         self.n_channels = n_channels(0 if self.is_classification else 1, n_classes)
         self.n_features = dataset.n_features
@@ -263,7 +266,7 @@ class Grower(NumbaLoopGrowth, C45Growth):
         max_bins = int(self.n_codes.max()) + 1
         self.scratch_hist = np.empty((max_bins + 1, self.n_channels))
         self.scratch_codes = np.empty(
-            split_kernels.scratch_codes_size(n, max_bins, settings.HIST_RATIO), dtype=np.int64
+            split_kernels.scratch_codes_size(n, max_bins, self.hist_ratio), dtype=np.int64
         )
         # The masks of subset splits only where a feature is nominal (None: numba
         # leaves the nominal features' search out of the split finders' compilation).
@@ -315,7 +318,7 @@ class Grower(NumbaLoopGrowth, C45Growth):
                 )
             self.surrogates = SurrogateSearch(
                 self.codes, self.n_codes, dataset.is_nominal, self.weight,
-                spec.max_surrogates, settings.HIST_RATIO,
+                spec.max_surrogates, self.hist_ratio,
             )  # fmt: skip
         if self.fractional:
             # Rows and weights differ per node: no histogram is kept or shared,
@@ -551,7 +554,7 @@ class Grower(NumbaLoopGrowth, C45Growth):
                 self.codes, self.rows, node.start, node.end, self.y_class, self.y_value,
                 self.weight, self.is_classification, self.criterion, self.n_classes, order,
                 self.n_codes, self.dataset.is_nominal, hist, offsets, node.stats,
-                spec.min_samples_leaf, spec.min_weight_leaf, settings.HIST_RATIO, self.out,
+                spec.min_samples_leaf, spec.min_weight_leaf, self.hist_ratio, self.out,
                 self.out_mask, self.sorted_rows, self.sorted_slot, self.surrogate_mode,
                 self.multiway, self.whole_weights, self.sorted_scan,
             )  # fmt: skip
@@ -576,7 +579,7 @@ class Grower(NumbaLoopGrowth, C45Growth):
                 node.stats,
                 spec.min_samples_leaf,
                 spec.min_weight_leaf,
-                settings.HIST_RATIO,
+                self.hist_ratio,
                 self.scratch_hist,
                 self.scratch_codes,
                 self.scratch_mask,

@@ -71,7 +71,7 @@ class NumbaLoopGrowth:
         )  # fmt: skip
         search = (
             self.n_codes, self.dataset.is_nominal, self.all_features, self.max_features,
-            spec.min_samples_leaf, spec.min_weight_leaf, settings.HIST_RATIO, self.scratch_hist,
+            spec.min_samples_leaf, spec.min_weight_leaf, self.hist_ratio, self.scratch_hist,
             self.scratch_codes, self.scratch_mask, self.sorted_rows, self.sorted_slot,
             self.surrogate_mode, self.multiway, self.whole_weights, self.sorted_scan,
         )  # fmt: skip
@@ -140,7 +140,7 @@ class NumbaLoopGrowth:
         records them (:func:`~treelearn.growing._record_kernels.searched_node_tables`)."""
         nodes, tables = record_kernels.searched_node_tables(
             self.codes, self.y_class, self.weight, self.n_classes, self.n_codes,
-            self.dataset.is_nominal, self.code_values, self.code_value_ptr, settings.HIST_RATIO,
+            self.dataset.is_nominal, self.code_values, self.code_value_ptr, self.hist_ratio,
             self.scratch_hist, self.scratch_codes, limits, tree.feature, tree.kind,
             tree.child_ptr, tree.children, tree.category_ptr, tree.category_child,
             tree.missing_child, left_code, tree.n_samples, tree.weight, tree.impurity,
