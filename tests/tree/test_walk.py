@@ -165,6 +165,25 @@ def test_payloads_and_infinite_check():
     assert tree._walk(finite, tree._payload("node"), check_finite=True)[1] == -1
     finite[37, 2] = -np.inf
     assert tree._walk(finite, tree._payload("node"), check_finite=True)[1] == 37
+    # The first of several, wherever the groups of eight rows walked together fall.
+    finite[90, 0] = np.inf
+    assert tree._walk(finite, tree._payload("node"), check_finite=True)[1] == 37
+    finite[37, 2] = 0.0
+    assert tree._walk(finite, tree._payload("node"), check_finite=True)[1] == 90
+    finite[90, 0] = 0.0
+    finite[100, 3] = np.inf  # (the last group holds one row)
+    assert tree._walk(finite, tree._payload("node"), check_finite=True)[1] == 100
+
+
+def test_infinite_check_on_threads_finds_the_first_row(two_threads):
+    tree = random_tree(7, surrogates=False)
+    X = np.nan_to_num(random_matrix(7, 3 * BLOCK_ROWS + 5), nan=np.nan, posinf=0.5, neginf=-0.5)
+    X[2 * BLOCK_ROWS + 3, 1] = np.inf
+    X[3 * BLOCK_ROWS + 4, 0] = -np.inf  # (the last block)
+    X[BLOCK_ROWS + 9, 2] = np.inf
+    assert tree._walk(X, tree._payload("node"), check_finite=True)[1] == BLOCK_ROWS + 9
+    numba.set_num_threads(1)
+    assert tree._walk(X, tree._payload("node"), check_finite=True)[1] == BLOCK_ROWS + 9
 
 
 def test_lone_leaf_and_tiny_inputs():
