@@ -25,6 +25,7 @@ from treelearn.criteria import criterion_id
 from treelearn.criteria._kernels import weighted_impurity
 from treelearn.splitting import _kernels as K
 from treelearn.splitting import _scan_buffer_kernels as scan_buffers
+from treelearn.splitting import _sort_kernels as sort_kernels
 from treelearn.splitting._cut_kernels import (
     N_CUT_ROWS,
     N_OUT,
@@ -600,17 +601,21 @@ def test_gathered_scan_of_unit_weights_is_the_histograms_split(data, min_count):
 @pytest.mark.parametrize("hist_ratio", [SORT_ALWAYS, 0.5, 1.0, 2.0, 3.7, HIST_ALWAYS])
 def test_scratch_codes_hold_every_node_that_is_sorted(hist_ratio):
     # A feature of n_bins codes is sorted in a node of n_node rows where
-    # n_bins > hist_ratio * n_node: its rows, their codes and the sort's counts.
+    # n_bins > hist_ratio * n_node: its rows, their codes, then the sort's scratch (none
+    # for the insertion sort, n_bins + 1 counts, or three entries a row for the merge
+    # sort of a node with too many codes to count).
     for n_rows in (1, 2, 5, 64, 300):
-        for max_bins in (2, 3, 17, 256):
+        for max_bins in (2, 3, 17, 256, 3000):
             size = K.scratch_codes_size(n_rows, max_bins, hist_ratio)
-            needed = [
-                2 * n_node + n_bins + 2
-                for n_node in range(1, n_rows + 1)
-                for n_bins in range(2, max_bins + 1)
-                if n_bins > hist_ratio * n_node
-            ]
-            assert max(needed, default=0) <= size
+            n_node, n_bins = np.meshgrid(
+                np.arange(1, n_rows + 1), np.arange(2, max_bins + 1), indexing="ij"
+            )
+            sort_scratch = np.where(
+                n_bins > sort_kernels.COUNTING_SORT_BINS_PER_ROW * n_node, 3 * n_node, n_bins + 1
+            )
+            sort_scratch[n_node <= sort_kernels.INSERTION_SORT_MAX_ROWS] = 0
+            needed = (2 * n_node + 1 + sort_scratch)[n_bins > hist_ratio * n_node]
+            assert needed.max(initial=0) <= size
     # Sized by the nodes that sort, not by the training rows.
     assert K.scratch_codes_size(800_000, 256, 2.0) == 2 * 129 + 258
     assert K.scratch_codes_size(800_000, 256, SORT_ALWAYS) == 2 * 800_000 + 258
