@@ -71,6 +71,8 @@ Threads
 import numpy as np
 from numba import njit, prange
 
+from treelearn._parallel_options import PRANGE_ONLY
+
 #: Values searched together, one level of the binary search at a time.
 BLOCK = 64
 #: Rows of a matrix coded through prefix tables a column at a time (each column's
@@ -145,7 +147,7 @@ def bin_codes_serial(values, padded, depth, missing_code, out):
     _bin_range(values, table, depth, missing_code, out, 0, values.shape[0])
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=PRANGE_ONLY)
 def bin_codes_parallel(values, padded, depth, missing_code, out):
     """:func:`bin_codes_serial` on numba's threads."""
     n = values.shape[0]
@@ -182,7 +184,7 @@ def bin_matrix_codes_serial(matrix, columns, tables, depths, missing_codes, out)
     _bin_matrix_range(matrix, columns, tables, depths, missing_codes, out, 0, matrix.shape[0])
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=PRANGE_ONLY)
 def bin_matrix_codes_parallel(matrix, columns, tables, depths, missing_codes, out):
     """:func:`bin_matrix_codes_serial` on numba's threads."""
     n = matrix.shape[0]
@@ -262,7 +264,7 @@ def prefix_codes_serial(values, table, edge_row, crowded, missing_code, out):
     _prefix_range(values, table, edge_row, crowded, missing_code, out, 0, values.shape[0])
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=PRANGE_ONLY)
 def prefix_codes_parallel(values, table, edge_row, crowded, missing_code, out):
     """:func:`prefix_codes_serial` on numba's threads."""
     n = values.shape[0]
@@ -297,7 +299,7 @@ def prefix_matrix_codes_serial(matrix, columns, tables, edge_rows, crowded, miss
                          matrix.shape[0])  # fmt: skip
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=PRANGE_ONLY)
 def prefix_matrix_codes_parallel(matrix, columns, tables, edge_rows, crowded, missing_codes,
                                  out):  # fmt: skip
     """:func:`prefix_matrix_codes_serial` on numba's threads."""
@@ -333,7 +335,7 @@ def gather_matrix_rows_serial(matrix, positions, columns, out):
     _gather_matrix_range(matrix, positions, columns, out, 0, positions.shape[0])
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=PRANGE_ONLY)
 def gather_matrix_rows_parallel(matrix, positions, columns, out):
     """:func:`gather_matrix_rows_serial` on numba's threads."""
     n = positions.shape[0]
@@ -349,7 +351,7 @@ def copy_matrix_columns(matrix, columns, out):
     _gather_matrix_range(matrix, None, columns, out, 0, matrix.shape[0])
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=PRANGE_ONLY)
 def copy_matrix_columns_parallel(matrix, columns, out):
     """:func:`copy_matrix_columns` on numba's threads, a run of rows each."""
     n = matrix.shape[0]
@@ -396,7 +398,7 @@ def unseen_distinct_serial(values, padded, depth, n_distinct, found, n_found):
     n_found[0] = _unseen_in_range(values, padded, depth, n_distinct, 0, values.shape[0], found[0])
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=PRANGE_ONLY)
 def unseen_distinct_parallel(values, padded, depth, n_distinct, found, n_found):
     """:func:`unseen_distinct_serial` on numba's threads: ``values`` cut into
     ``found.shape[0]`` chunks of :data:`CHUNK` values (the last one shorter), chunk
@@ -444,7 +446,7 @@ def scan_nan_inf(matrix, has_nan, has_inf):
     _flag_nan_inf(matrix, flags, has_nan, has_inf)
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=PRANGE_ONLY)
 def scan_nan_inf_parallel(matrix, has_nan, has_inf):
     """:func:`scan_nan_inf` with the first pass over blocks of :data:`CHUNK` rows on
     numba's threads (800,000 x 20 float32 on two threads: 2.3 -> 1.24 ms); a column's

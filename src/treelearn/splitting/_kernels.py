@@ -48,6 +48,7 @@ import numpy as np
 from numba import get_thread_id, njit, prange
 
 from treelearn._optional_kernels import if_present, row_of
+from treelearn._parallel_options import PRANGE_ONLY
 from treelearn.criteria._kernels import GINI, SQUARED_ERROR, weighted_impurity
 from treelearn.splitting._cut_kernels import (
     N_CUT_ROWS,
@@ -719,7 +720,7 @@ def _search_one_of_many(
     )  # fmt: skip
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=PRANGE_ONLY)
 def find_best_split_parallel(
     codes,
     rows,

@@ -11,6 +11,7 @@ import numpy as np
 from numba import njit, prange
 
 from treelearn._copy_kernels import copy_flat
+from treelearn._parallel_options import PRANGE_ONLY
 from treelearn.stats._kernels import value_row_added, weight_at
 
 
@@ -39,7 +40,7 @@ def counting_sort_rows(codes_f, n_bins, out, out_codes):
             first = counts[k]
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=PRANGE_ONLY)
 def counting_sort_columns(codes, features, n_bins, out, out_codes):
     """:func:`counting_sort_rows` of each column ``codes[:, features[s]]`` (``n_bins[s]``
     codes) into ``out[s]`` and ``out_codes[s]`` (no rows: the codes are not written),
@@ -103,7 +104,7 @@ def partition_sorted_rows(sorted_rows, sorted_codes, start, end, child_of_row, b
                               buffer, position)  # fmt: skip
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=PRANGE_ONLY)
 def partition_sorted_rows_parallel(sorted_rows, sorted_codes, start, end, child_of_row, bounds):
     """:func:`partition_sorted_rows` with the features on numba's threads (each
     with its own buffer; the same result whatever the thread count)."""
@@ -295,7 +296,7 @@ def summarise_children(
     return n_missing
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=PRANGE_ONLY)
 def summarise_children_parallel(
     rows, bounds, codes_f, missing_code, y_class, y_value, weight, is_classification,
     child_of_row, stats_out, parent_stats, exact_sums, known_missing, piece_rows,
@@ -382,7 +383,7 @@ def partition_threshold(codes_f, rows, start, end, left_code, missing_code, miss
     return int(left_at), n_missing
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=PRANGE_ONLY)
 def partition_threshold_parallel(
     codes_f, rows, start, end, left_code, missing_code, missing_left, buffer, n_pieces
 ):

@@ -9,6 +9,8 @@ child's histogram is its parent's minus its siblings' (the subtraction trick).
 import numpy as np
 from numba import literal_unroll, njit, prange
 
+from treelearn._parallel_options import PRANGE_ONLY
+
 # ``_nrt=False``: these kernels neither allocate nor return arrays, so numba
 # compiles them without reference counting (see treelearn.splitting._kernels).
 # Rows and class indices index as unsigned numbers: numba adds a signed index's
@@ -130,7 +132,7 @@ def gather_targets(rows, start, end, y_class, y_value, weight, is_classification
         gathered[1, i] = y_class[r] if is_classification else y_value[r]
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=PRANGE_ONLY)
 def gather_targets_parallel(rows, start, end, y_class, y_value, weight, is_classification,
                             gathered, with_weights, n_threads):  # fmt: skip
     """:func:`gather_targets` with the rows cut into ``n_threads`` runs, one a thread
@@ -272,7 +274,7 @@ def build_node_histograms(
                    weight, is_classification, features, offsets, hist, gathered)  # fmt: skip
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=PRANGE_ONLY)
 def build_node_histograms_parallel(
     codes, rows, start, end, y_class, y_value, weight, is_classification, features, offsets, hist,
     gathered, n_threads,

@@ -31,6 +31,7 @@ import numpy as np
 from numba import njit, prange
 
 from treelearn._dtypes import MISSING_BY_WEIGHT, NO_CHILD, NODE_LEAF, NODE_THRESHOLD
+from treelearn._parallel_options import PRANGE_ONLY
 
 
 @njit(cache=True, inline="always")
@@ -272,7 +273,7 @@ def walk_rows(X, records, original, nodes, surrogates, payload, out, check):
     return _walk_block(X, 0, X.shape[0], records, original, nodes, surrogates, payload, out, check)
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=PRANGE_ONLY)
 def walk_rows_parallel(X, records, original, nodes, surrogates, payload, out, check):
     """:func:`walk_rows` on numba's threads, blocks of ``BLOCK_ROWS`` rows each (every
     row's result is its own, so the output does not depend on the thread count)."""
