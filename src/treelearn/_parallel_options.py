@@ -17,7 +17,9 @@ from numba.core.cpu import ParallelOptions
 #: ``@njit(parallel=PRANGE_ONLY)``: only ``prange`` loops run on threads. An instance,
 #: not a dict: numba takes the options out of a dict the first time it compiles a
 #: kernel, and a second compilation (another signature) would then find it empty and
-#: turn everything on again; it copies an instance each time.
+#: turn everything on again; it copies an instance each time. (``ParallelOptions`` is
+#: the class numba makes of any ``parallel`` value, in ``numba.core.cpu`` since numba
+#: 0.49; ``tests/test_parallel_options.py`` checks what it does.)
 PRANGE_ONLY = ParallelOptions(
     {
         "prange": True,
