@@ -48,8 +48,6 @@ def test_only_the_prange_loop_runs_on_threads_for_every_signature():
 
 def _treelearn_modules():
     for info in pkgutil.walk_packages(treelearn.__path__, "treelearn."):
-        if info.name.startswith("treelearn.cli"):
-            continue
         yield importlib.import_module(info.name)
 
 
