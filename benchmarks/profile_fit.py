@@ -21,6 +21,11 @@ report says which kernel (``_local_kernels._partition_orders``,
    mangled names shortened to ``module.function``. Kernels that numba inlined
    into their caller count as the caller.
 
+With ``--annotate FUNCTION`` the child also copies that function's machine code
+out of its memory (every copy: numba links a kernel into each caller's library),
+and the parent lists the instructions of the copy that took the most samples,
+disassembled by ``objdump``, each with its samples.
+
 Shares within one run are what to read: the machine's speed moves the seconds
 from run to run, much less the split between kernels. The compiling takes
 minutes (the cache is empty by design).
@@ -30,6 +35,8 @@ sample this user's processes (``/proc/sys/kernel/perf_event_paranoid`` at most 2
 """
 
 import argparse
+import collections
+import ctypes
 import gc
 import json
 import os
@@ -80,6 +87,14 @@ def parse_args(argv=None):
     parser.add_argument("--threads", type=int, default=1, help="n_jobs of the fit (default 1)")
     parser.add_argument("--frequency", type=int, default=999, help="samples per second")
     parser.add_argument("--top", type=int, default=25, help="functions listed (default 25)")
+    parser.add_argument(
+        "--annotate", metavar="FUNCTION",
+        help="also list one function's machine code (as named in the report: "
+        "'_local_kernels._search_local') with each instruction's samples (needs objdump)",
+    )  # fmt: skip
+    parser.add_argument("--annotate-lines", type=int, default=40, metavar="N",
+                        help="the N instructions of most samples, in address order (default "
+                        "40); 0: every instruction")  # fmt: skip
     parser.add_argument("--child", help=argparse.SUPPRESS)
     return parser.parse_args(argv)
 
@@ -124,10 +139,20 @@ def write_perf_map(functions, path):
     Path(path).write_text("".join(lines))
 
 
+def dump_function_code(functions, name, folder):
+    """Write the machine code of every copy of the function ``name`` (short name)
+    to ``folder/code-<address>.bin``: numba links a kernel into the library of each
+    kernel that calls it, so one function can run from several addresses."""
+    for i, (address, symbol) in enumerate(functions):
+        if short_name(symbol) == name:
+            end = functions[i + 1][0] if i + 1 < len(functions) else address + 0x10000
+            (folder / f"code-{address}.bin").write_bytes(ctypes.string_at(address, end - address))
+
+
 def run_child(args):
     """Fit under ``perf`` (see the module's docstring); the timed window, this
     process's id (its map's name) and the tree's leaves go to the JSON file
-    ``args.child``."""
+    ``args.child``, the code of ``--annotate``'s function beside it."""
     X, y = make_data(args.task, *args.size)
     n_train = n_train_rows(args.size[0])
     # The first fit compiles every kernel the timed one runs (a smaller problem
@@ -136,7 +161,10 @@ def run_child(args):
     start = time.clock_gettime(time.CLOCK_MONOTONIC)
     model = estimator(args).fit(X[:n_train], y[:n_train])
     end = time.clock_gettime(time.CLOCK_MONOTONIC)
-    write_perf_map(compiled_functions(), f"/tmp/perf-{os.getpid()}.map")
+    functions = compiled_functions()
+    write_perf_map(functions, f"/tmp/perf-{os.getpid()}.map")
+    if args.annotate:
+        dump_function_code(functions, args.annotate, Path(args.child).parent)
     record = {"start": start, "end": end, "pid": os.getpid(), "leaves": int(model.get_n_leaves())}
     Path(args.child).write_text(json.dumps(record))
 
@@ -174,6 +202,60 @@ def self_samples(perf_data, start, end):
     return samples
 
 
+def sampled_addresses(perf_data, start, end):
+    """``{instruction address: samples}`` of the samples taken in ``[start, end]``."""
+    script = subprocess.run(
+        ["perf", "script", "-i", str(perf_data), "--time", f"{start:.6f},{end:.6f}", "-F", "ip"],
+        capture_output=True, text=True, check=True,
+    ).stdout  # fmt: skip
+    return collections.Counter(int(line, 16) for line in script.split())
+
+
+def annotated_code(folder, addresses):
+    """``(samples, [(samples, offset, instruction)])`` of the copy of the dumped
+    function (:func:`dump_function_code`) that took the most samples, its
+    instructions disassembled by ``objdump``; None when no copy was dumped."""
+    copies = []
+    for path in folder.glob("code-*.bin"):
+        start = int(path.stem.removeprefix("code-"))
+        end = start + path.stat().st_size
+        inside = {ip: n for ip, n in addresses.items() if start <= ip < end}
+        copies.append((sum(inside.values()), start, path, inside))
+    if not copies:
+        return None
+    total, start, path, inside = max(copies, key=lambda copy: copy[0])
+    listing = subprocess.run(
+        ["objdump", "-D", "-b", "binary", "-m", "i386:x86-64", "--no-show-raw-insn",
+         f"--adjust-vma={start}", str(path)],
+        capture_output=True, text=True, check=True,
+    ).stdout  # fmt: skip
+    instructions = []
+    for line in listing.splitlines():
+        match = re.match(r"\s*([0-9a-f]+):\s+(.+)", line)
+        if match:
+            address = int(match.group(1), 16)
+            instructions.append((inside.get(address, 0), address - start, match.group(2).strip()))
+    return total, instructions
+
+
+def print_annotation(name, annotation, n_lines, all_samples):
+    """The ``n_lines`` instructions of ``annotation`` with the most samples (all
+    when 0), in address order, each with its samples and share of the function's."""
+    if annotation is None:
+        print(f"\n{name}: no compiled function of that name (see the report's names)")
+        return
+    total, instructions = annotation
+    print(f"\n{name}: {total:,} samples ({100 * total / all_samples:.1f}% of the fit's), "
+          "offset from the function's start, objdump's disassembly")  # fmt: skip
+    shown = instructions
+    if n_lines:
+        hottest = sorted(instructions, key=lambda item: -item[0])[:n_lines]
+        shown = sorted(hottest, key=lambda item: item[1])
+    for samples, offset, text in shown:
+        share = 100 * samples / total if total else 0.0
+        print(f"{samples:7d} {share:5.1f}% {offset:6x}: {text}")
+
+
 def main(argv=None):
     """Profile one fit and print its kernels' shares of the samples."""
     args = parse_args(argv)
@@ -182,6 +264,8 @@ def main(argv=None):
         return 0
     if shutil.which("perf") is None:
         sys.exit("perf is not on PATH: install linux-perf (Debian) or linux-tools (Ubuntu)")
+    if args.annotate and shutil.which("objdump") is None:
+        sys.exit("objdump is not on PATH (--annotate): install binutils")
     with tempfile.TemporaryDirectory(prefix="treelearn-profile-") as folder:
         folder = Path(folder)
         window = folder / "window.json"
@@ -196,6 +280,10 @@ def main(argv=None):
         record = json.loads(window.read_text())
         try:
             samples = self_samples(folder / "perf.data", record["start"], record["end"])
+            annotation = None
+            if args.annotate:
+                addresses = sampled_addresses(folder / "perf.data", record["start"], record["end"])
+                annotation = annotated_code(folder, addresses)
         finally:
             Path(f"/tmp/perf-{record['pid']}.map").unlink(missing_ok=True)
     total = sum(samples.values())
@@ -211,6 +299,8 @@ def main(argv=None):
     print("\n| share | samples | where | function |\n|---:|---:|---|---|")
     for (dso, name), count in sorted(samples.items(), key=lambda item: -item[1])[: args.top]:
         print(f"| {100 * count / total:.1f}% | {count} | {Path(dso).name} | `{name}` |")
+    if args.annotate:
+        print_annotation(args.annotate, annotation, args.annotate_lines, total)
     return 0
 
 
