@@ -139,13 +139,26 @@ def write_perf_map(functions, path):
     Path(path).write_text("".join(lines))
 
 
+def mapped_end(address):
+    """The end of this process's memory mapping that holds ``address``
+    (``/proc/self/maps``), so that a read from ``address`` stops inside it."""
+    for line in Path("/proc/self/maps").read_text().splitlines():
+        first, last = (int(bound, 16) for bound in line.split()[0].split("-"))
+        if first <= address < last:
+            return last
+    raise ValueError(f"address {address:#x} is not mapped")
+
+
 def dump_function_code(functions, name, folder):
     """Write the machine code of every copy of the function ``name`` (short name)
     to ``folder/code-<address>.bin``: numba links a kernel into the library of each
-    kernel that calls it, so one function can run from several addresses."""
+    kernel that calls it, so one function can run from several addresses. A copy
+    reaches to the next function's start, at most to the end of its mapping (the
+    next function can lie in another library's)."""
     for i, (address, symbol) in enumerate(functions):
         if short_name(symbol) == name:
             end = functions[i + 1][0] if i + 1 < len(functions) else address + 0x10000
+            end = min(end, mapped_end(address))
             (folder / f"code-{address}.bin").write_bytes(ctypes.string_at(address, end - address))
 
 
