@@ -116,12 +116,12 @@ def local_workspace(codes, n_rows, n_channels, max_codes):
 @njit(cache=True, inline="always")
 def _search_workspace(ws):
     """The arrays of :func:`local_workspace` that :func:`_search_local` reads, those
-    of :func:`_search_few` in a tuple of their own. A call copies its arguments onto
+    only :func:`_search_few` reads in a tuple of their own. A call copies its arguments onto
     the stack, every field of every array: the whole workspace and ``search`` made
-    about 330 words a call, these about 200. (Full-depth regression, 100,000 x 20,
+    about 330 words a call, these about 180. (Full-depth regression, 100,000 x 20,
     255 bins, on an AMD EPYC: the copies before the call took 7.8% of perf's
     samples of the fit, 5% after; the fit's time moved within the machine's noise.)"""
-    few = (ws[0], ws[3], ws[5], ws[9], ws[10], ws[19], ws[20])
+    few = (ws[0], ws[9], ws[10], ws[20])
     return (ws[1], ws[2], ws[3], ws[5], ws[15], ws[16], ws[17], ws[18], ws[19], ws[21], ws[22],
             few)  # fmt: skip
 
@@ -367,8 +367,9 @@ def _search_local(search_ws, settings, order, limits, criterion, is_classificati
     out[OUT_FEATURE] = -1.0
     m = b - a
     if 2 <= m <= MAX_FEW_ROWS:
-        _search_few(few_ws, settings, order, criterion, is_classification, a, m, stats,
-                    parent_cost, row_class, work_rows, best, out)  # fmt: skip
+        _search_few(few_ws, node_rows, targets, cut_rows, settings, order, criterion,
+                    is_classification, a, m, stats, parent_cost, row_class, work_rows, best,
+                    out)  # fmt: skip
         return split_admissible(out, limits, node_weight)
     values_by_cuts = unit_weights and not is_classification and criterion == SQUARED_ERROR
     gini_by_cuts = unit_weights and is_classification and criterion == GINI and whole_weights
@@ -441,8 +442,9 @@ def _scan_run(keys, rows, m, missing_code, targets, row_class, stats, parent_cos
 
 
 @njit(cache=True, _nrt=False)
-def _search_few(few_ws, settings, order, criterion, is_classification, a, m, stats, parent_cost,
-                row_class, work_rows, best, out):  # fmt: skip
+def _search_few(few_ws, node_rows, targets, cut_rows, settings, order, criterion,
+                is_classification, a, m, stats, parent_cost, row_class, work_rows, best,
+                out):  # fmt: skip
     """:func:`_search_local`'s loop over the features of a node of ``m`` rows, two or
     three (``node_rows[a:a + m]``), read from their codes alone: the features'
     code-ordered runs are not needed, so the caller need not partition them for
@@ -460,7 +462,7 @@ def _search_few(few_ws, settings, order, criterion, is_classification, a, m, sta
     against ``max_features`` nor kept, as the scan has it; a feature with a row
     missing is scanned.
     """
-    local_codes, node_rows, targets, spare_rows, spare_keys, cut_rows, few_patterns = few_ws
+    local_codes, spare_rows, spare_keys, few_patterns = few_ws
     n_codes, max_features, min_count, min_weight, whole_weights, unit_weights = settings
     p = node_rows[a]
     q = node_rows[a + 1]

@@ -161,18 +161,19 @@ def values_by_cuts_inlined(keys, order, m, row_weight, row_value, total, parent_
 
 
 @njit(cache=True, inline="always")
-def _one_if_run_ends(key, next_key):
-    """1.0 where a run of a code ends between two keys in code order, else 0.0,
-    without a branch. ``1.0 if next_key != key else 0.0`` compiles to one (x86 has
-    no conditional move into a floating-point register), mispredicted at every
-    uneven end of a run: two features of nodes of 256 rows over 255 random codes
-    took 7.0 ns a row and feature with it, 3.6 with this, 1,024 rows 5.2 and 3.0
-    (an AMD EPYC, numba 0.68). Where every row has a code of its own the branch is
-    predicted and this costs 2-5% more. In a tree's nodes the codes are less even
-    than random ones: full-depth regression (100,000 x 20, 255 bins) fitted within
-    that machine's noise of its time before. ``next_key >= key``: keys in code
-    order."""
-    return np.float64(min(np.int64(next_key) - np.int64(key), 1))
+def _run_ends(key, next_key):
+    """1 where a run of a code ends between two keys in code order (``next_key >=
+    key``), else 0, as an int64 that the three-pass scans both count cuts with and
+    turn into their factor ``float(ends)``, without a branch. The factor as
+    ``1.0 if next_key != key else 0.0`` compiles to one (x86 has no conditional
+    move into a floating-point register), mispredicted at every uneven end of a
+    run: two features of nodes of 256 rows over 255 random codes took 7.0 ns a row
+    and feature with it, 3.6 with this, 1,024 rows 5.2 and 3.0 (an AMD EPYC, numba
+    0.68). Where every row has a code of its own the branch is predicted and this
+    costs 2-5% more. In a tree's nodes the codes are less even than random ones:
+    full-depth regression (100,000 x 20, 255 bins) fitted within that machine's
+    noise of its time before."""
+    return min(np.int64(next_key) - np.int64(key), 1)
 
 
 @njit(cache=True, inline="always")
@@ -211,8 +212,8 @@ def _value_cut_sums(keys, order, m, row_weight, row_value, cut_rows):
             cut_rows[1, n_cuts] = left_w + group_w
         cut_rows[2, n_cuts] = left_s + group_s
         cut_rows[3, n_cuts] = left_sq + group_sq
-        ends = keys[i + 1] != keys[i]
-        ended = _one_if_run_ends(keys[i], keys[i + 1])
+        ends = _run_ends(keys[i], keys[i + 1])
+        ended = np.float64(ends)
         stays = 1.0 - ended
         if row_weight is not None:
             left_w += group_w * ended
@@ -299,10 +300,10 @@ def value_cut_pairs_inlined(keys_a, order_a, keys_b, order_b, m, row_value, tota
         cut_b[2, n_cuts_b] = left_s_b + group_s_b
         cut_a[3, n_cuts_a] = left_sq_a + group_sq_a
         cut_b[3, n_cuts_b] = left_sq_b + group_sq_b
-        ends_a = keys_a[i + 1] != keys_a[i]
-        ends_b = keys_b[i + 1] != keys_b[i]
-        ended_a = _one_if_run_ends(keys_a[i], keys_a[i + 1])
-        ended_b = _one_if_run_ends(keys_b[i], keys_b[i + 1])
+        ends_a = _run_ends(keys_a[i], keys_a[i + 1])
+        ends_b = _run_ends(keys_b[i], keys_b[i + 1])
+        ended_a = np.float64(ends_a)
+        ended_b = np.float64(ends_b)
         stays_a = 1.0 - ended_a
         stays_b = 1.0 - ended_b
         left_s_a += group_s_a * ended_a
