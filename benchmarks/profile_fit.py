@@ -129,14 +129,21 @@ def compiled_functions():
     return sorted(by_address.items())
 
 
+def function_spans(functions):
+    """``(start, end, name)`` of each of ``functions`` (by address): a function
+    reaches to the next one's start (the last one 64 KB)."""
+    for i, (address, name) in enumerate(functions):
+        end = functions[i + 1][0] if i + 1 < len(functions) else address + 0x10000
+        yield address, end, name
+
+
 def write_perf_map(functions, path):
     """``perf``'s map of run-time code: ``start size name`` per line (hex), each
     function reaching to the next one's start."""
-    lines = []
-    for i, (address, name) in enumerate(functions):
-        end = functions[i + 1][0] if i + 1 < len(functions) else address + 0x10000
-        lines.append(f"{address:x} {end - address:x} {name}\n")
-    Path(path).write_text("".join(lines))
+    spans = function_spans(functions)
+    Path(path).write_text(
+        "".join(f"{start:x} {end - start:x} {name}\n" for start, end, name in spans)
+    )
 
 
 def mapped_end(address):
@@ -155,9 +162,8 @@ def dump_function_code(functions, name, folder):
     kernel that calls it, so one function can run from several addresses. A copy
     reaches to the next function's start, at most to the end of its mapping (the
     next function can lie in another library's)."""
-    for i, (address, symbol) in enumerate(functions):
+    for address, end, symbol in function_spans(functions):
         if short_name(symbol) == name:
-            end = functions[i + 1][0] if i + 1 < len(functions) else address + 0x10000
             end = min(end, mapped_end(address))
             (folder / f"code-{address}.bin").write_bytes(ctypes.string_at(address, end - address))
 
