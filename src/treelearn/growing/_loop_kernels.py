@@ -57,8 +57,9 @@ Python by :func:`grow_depth_first`, :func:`grow_top` and, on threads,
 :func:`grow_subtrees` (plain functions, each passing the types the others pass); a
 node's search (:func:`_search`) and the children's kept histograms
 (:func:`~treelearn.growing._kept_hist_kernels.child_histograms`) are inlined into it
-(the latter took a first one-thread fit from 161 to 149 s, a two-thread one from 238 to
-228 s, 2026-12-07). When :func:`grow_depth_first`
+(the latter, with the stacked histograms inlined into
+:func:`~treelearn.growing._kept_hist_kernels.build_kept`, took a first one-thread fit from
+161 to 149 s, a two-thread one from 238 to 228 s, 2026-12-07). When :func:`grow_depth_first`
 and two wrappers around the search were kernels, they compiled for 15 s of their
 own, of the 124 s of the CLI's first run; :func:`grow_subtrees` as a kernel, 8.7 s of
 a first two-thread fit's 96 (2026-12-06).
