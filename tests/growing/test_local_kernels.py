@@ -5,14 +5,18 @@ these kernels: rows of one code summed in another order change a gain in its
 last bit at most, which rarely changes a tree. So each partition is checked
 here directly: stable, every row moved with its key into the other copy, the
 node's copy and the other copy's rows outside the node untouched, and (for the
-one-sided partitions) the kept child's run exact.
+one-sided partitions) the kept child's run exact. So is the search of a node of
+two rows, which stops early where the features come in index order.
 """
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from treelearn.criteria._kernels import SQUARED_ERROR, weighted_impurity
 from treelearn.growing import _local_kernels as local_kernels
+from treelearn.splitting._cut_kernels import N_CUT_ROWS, N_OUT, OUT_FEATURE, OUT_GAIN
 
 SETTINGS = settings(max_examples=100, deadline=None)
 
@@ -142,3 +146,64 @@ def test_partition_node_splits_rows_and_sums_each_child(runs, missing_left, left
         w, v = weight[rows], y[rows]
         expected = [rows.shape[0], w.sum(), (w * v).sum(), (w * v * v).sum()]
         np.testing.assert_array_equal(child_stats[k], expected)
+
+
+def _search_pair(order, pairs_settle):
+    """:func:`_search_few` of a node of two rows (0 and 1) over three features: 0 and
+    2 put row 0 left of the cut, 1 puts row 1 left; returns the feature kept. The
+    targets are those of ``test_local_pair_nodes_keep_each_sides_gain``, where row 0
+    left gains more, in its last bit, than row 1 left."""
+    local_codes = np.array([[0, 1], [1, 0], [0, 1]], dtype=np.uint8)
+    y = np.array([0.4116305363741328, 1.0425133694426776])
+    targets = np.vstack([np.ones(2), y])
+    stats = np.array([2.0, 2.0, y.sum(), (y * y).sum()])
+    few_ws = (
+        local_codes, np.empty(3, np.int32), np.empty(3, np.uint8),
+        np.empty((3, local_kernels.N_FEW_PATTERNS)),
+    )  # fmt: skip
+    n_codes = np.full(3, 2, dtype=np.int64)  # (code 2: missing, in no row)
+    search_settings = (n_codes, 3, 1, 0.0, True, True, pairs_settle)
+    out = np.empty(N_OUT)
+    out[OUT_GAIN] = -np.inf
+    out[OUT_FEATURE] = -1.0
+    local_kernels._search_few(
+        few_ws, np.array([0, 1], dtype=np.int32), targets, np.empty((N_CUT_ROWS, 2)),
+        search_settings, np.array(order, dtype=np.int64), SQUARED_ERROR, False, 0, 2, stats,
+        weighted_impurity(stats, SQUARED_ERROR), targets[1],
+        tuple(np.empty(4) for _ in range(5)), np.empty(4), out,
+    )  # fmt: skip
+    return int(out[OUT_FEATURE])
+
+
+@pytest.mark.parametrize("pairs_settle", [False, True])
+def test_pair_nodes_settle_once_both_sides_are_scanned(pairs_settle):
+    """In index order the search may stop once both patterns of two rows are
+    scanned: feature 2 would only tie feature 0. Out of index order it may not, and
+    the grower does not let it (``pairs_settle`` is False where features are drawn):
+    a tie goes to the lower index, so feature 0, searched last, wins over feature 2,
+    searched before it with the same gain, but only if it is reached."""
+    assert _search_pair([0, 1, 2], pairs_settle) == 0
+    assert _search_pair([1, 2, 0], pairs_settle) == (2 if pairs_settle else 0)
+
+
+@pytest.mark.parametrize("missing_at", [None, (0, 3), (2, 0), (1, 6)])
+def test_load_tells_whether_a_row_misses_a_value(missing_at):
+    """``_load`` returns True when no row of the node misses a value of any feature
+    (rows outside the node do not count): :func:`_search_few` may stop early only then."""
+    rng = np.random.default_rng(0)
+    n_rows, n_features = 10, 3
+    n_codes = np.array([5, 7, 9], dtype=np.int64)  # each feature's missing code
+    codes = np.asfortranarray(rng.integers(0, 5, (n_rows, n_features)).astype(np.uint8))
+    codes[9, 1] = n_codes[1]  # (row 9: outside the node)
+    if missing_at is not None:
+        feature, row = missing_at
+        codes[row, feature] = n_codes[feature]
+    rows = np.array([3, 0, 6, 1, 2, 9, 4], dtype=np.int32)
+    ws = local_kernels.local_workspace(codes, 8, 4, int(n_codes.max()))
+    known_everywhere = local_kernels._load(
+        codes, rows, 0, 5, np.zeros(1, dtype=np.int32), rng.normal(size=n_rows), np.empty(0), False,
+        np.empty((0, n_rows), dtype=np.int32), np.empty((0, n_rows), dtype=np.int32),
+        np.full(n_features, -1, dtype=np.int64), n_codes, np.zeros(0, dtype=np.uint16), ws,
+    )  # fmt: skip
+    assert known_everywhere == (missing_at is None)
+    np.testing.assert_array_equal(ws[0][:, :5], codes[rows[:5]].T)

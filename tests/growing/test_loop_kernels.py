@@ -337,6 +337,25 @@ def test_local_triple_nodes_share_scans_of_one_pattern(task, weights, max_featur
     assert ((tree.n_samples == 3) & (tree.feature >= 0)).sum() > 10
 
 
+@pytest.mark.parametrize("task", ["binary", "regression"])
+@pytest.mark.parametrize("max_features", [None, 4])
+def test_local_pair_nodes_settle_only_where_no_row_misses_a_value(task, max_features):
+    """A node of two rows stops its search once both sides of its cut are scanned,
+    where the features come in index order and no row of its subtree misses a value
+    (_search_few). Here the rows whose "x0" is above 1 miss "c" (subtrees with and
+    without a missing value), features are drawn or not, and every node of two rows
+    is the Python loop's."""
+    rng = np.random.default_rng(12)
+    n = 1500
+    frame = pd.DataFrame({f"x{j}": rng.normal(size=n) for j in range(8)})
+    frame["c"] = np.where(frame["x0"] > 1.0, np.nan, rng.normal(size=n))
+    y, n_classes = make_target(frame.assign(a=frame["x0"], b=frame["x1"] * 3), task, seed=12)
+    spec = spec_for(n_classes, max_features=max_features)
+    tree = grow_both(build_dataset(frame, max_bins=255), y, None, n_classes, spec, seed=2)
+    pairs = (tree.n_samples == 2) & (tree.feature >= 0)
+    assert pairs.sum() > 10
+
+
 @pytest.mark.parametrize("max_features", [None, 1, 2, 4])
 def test_local_squared_error_pairs_of_features_are_the_python_loops(max_features):
     """Local mode scans squared error's features two at a time where both take the

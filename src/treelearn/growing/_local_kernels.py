@@ -133,11 +133,12 @@ def _search_workspace(ws):
 
 
 @njit(cache=True, inline="always")
-def _search_settings(search):
+def _search_settings(search, pairs_settle):
     """What :func:`_search_local` reads of ``search`` (see :func:`_search_workspace`):
     the features' missing codes, ``max_features``, the leaf minimums, whether
-    weights are whole and whether every row weighs 1."""
-    return search[0], search[3], search[4], search[5], search[14], search[15][3]
+    weights are whole and whether every row weighs 1; and ``pairs_settle``
+    (:func:`_search_few`)."""
+    return search[0], search[3], search[4], search[5], search[14], search[15][3], pairs_settle
 
 
 @njit(cache=True, inline="always")
@@ -158,7 +159,8 @@ def _load(codes, rows, start, end, y_class, y_value, weight, is_classification, 
     """Copy the node ``rows[start:end]`` into the workspace: its targets, its codes,
     and each feature's local rows in code order (ties in node order) with their
     codes, in copy 0 of ``local_order`` and ``local_keys`` (a presorted feature's
-    read beside its rows when ``sorted_codes`` has rows)."""
+    read beside its rows when ``sorted_codes`` has rows). Returns True when no row
+    of the node misses a value of any feature."""
     local_codes, node_rows = ws[0], ws[3]
     targets, identity, counts, merge_work = ws[5], ws[6], ws[7], ws[8]
     local_keys = ws[1][0]
@@ -173,6 +175,11 @@ def _load(codes, rows, start, end, y_class, y_value, weight, is_classification, 
         for i in range(m):
             local_of_row[rows[start + i]] = i
     copy_node_codes(codes, rows, start, end, local_codes)
+    n_missing = 0
+    for f in range(local_codes.shape[0]):
+        missing_code = n_codes[f]
+        for i in range(m):
+            n_missing += local_codes[f, i] == missing_code
     first = np.int64(0)  # (a literal 0 would compile the sorts below once more)
     for f in range(local_codes.shape[0]):
         slot = sorted_slot[f]
@@ -192,6 +199,7 @@ def _load(codes, rows, start, end, y_class, y_value, weight, is_classification, 
             )  # fmt: skip
         for i in range(m):
             local_keys[f, i] = local_codes[f, local_order[f, i]]
+    return n_missing == 0
 
 
 @njit(cache=True, _nrt=False)
@@ -355,7 +363,7 @@ def _search_local(search_ws, settings, order, limits, criterion, is_classificati
         present_stats, cut_rows, cut_rows_g, best_g, few_ws,
     ) = search_ws  # fmt: skip
     local_keys, local_order = both_keys[source], both_orders[source]
-    n_codes, max_features, min_count, min_weight, whole_weights, unit_weights = settings
+    n_codes, max_features, min_count, min_weight, whole_weights, unit_weights, _ = settings
     stats = stats_rows[k]
     out = out_rows[k]
     parent_cost = weighted_impurity(stats, criterion)
@@ -467,9 +475,20 @@ def _search_few(few_ws, node_rows, targets, cut_rows, settings, order, criterion
     but not always in floating point. Features of one code are neither counted
     against ``max_features`` nor kept, as the scan has it; a feature with a row
     missing is scanned.
+
+    ``pairs_settle`` (the last of ``settings``): the features are searched in
+    index order, all of them, and no row of the subtree misses a value. A node of
+    two rows is then settled once both its patterns are scanned: every later
+    feature has one of them, so the same gain as a feature before it and a higher
+    index, and is not kept. (A feature with a row missing is scanned apart and may
+    gain more in the last bit; three rows' patterns are too many to wait for.)
+    Full-depth regression, 100,000 x 20, 255 bins: 28,167 of the 79,999 splits are
+    of two rows; this function's share of perf's samples of the fit 8.3 -> 6.5%.
     """
     local_codes, spare_rows, spare_keys, few_patterns = few_ws
-    n_codes, max_features, min_count, min_weight, whole_weights, unit_weights = settings
+    n_codes, max_features, min_count, min_weight, whole_weights, unit_weights, pairs_settle = (
+        settings
+    )
     p = node_rows[a]
     q = node_rows[a + 1]
     r = node_rows[a + m - 1]  # (q again for two rows: never read)
@@ -480,8 +499,10 @@ def _search_few(few_ws, node_rows, targets, cut_rows, settings, order, criterion
     pattern_missing_left = few_patterns[2]
     pattern_gain[:] = np.nan
     n_visited = 0
+    # Patterns scanned while the node may settle (two rows have two); -1 where it may not.
+    n_scanned = 0 if pairs_settle and m == 2 else -1
     for j in range(order.shape[0]):
-        if n_visited >= max_features:
+        if n_visited >= max_features or n_scanned == 2:
             break
         f = order[j]
         code_p = local_codes[f, p]
@@ -533,6 +554,8 @@ def _search_few(few_ws, node_rows, targets, cut_rows, settings, order, criterion
             pattern_gain[pattern] = best[0]
             pattern_cut[pattern] = 0.0 if best[1] == low else 1.0
             pattern_missing_left[pattern] = best[3]
+            if n_scanned >= 0 and not np.isnan(best[0]):
+                n_scanned += 1
 
 
 @njit(cache=True, _nrt=False)
@@ -579,9 +602,11 @@ def grow_local(data, search, rng, limits, thresholds, tables, ws, root, start, e
     spare_rows = ws[9]
     stack_int, stack_out, stack_stats, child_stats = ws[11:15]
     search_ws = _search_workspace(ws)
-    settings = _search_settings(search)
-    _load(codes, rows, start, end, y_class, y_value, weight, is_classification, sorted_rows,
-          search[15][4], sorted_slot, n_codes, local_of_row, ws)  # fmt: skip
+    known_everywhere = _load(codes, rows, start, end, y_class, y_value, weight,
+                             is_classification, sorted_rows, search[15][4], sorted_slot,
+                             n_codes, local_of_row, ws)  # fmt: skip
+    # (order is all_features, np.arange, unless drawn: see _search_few.)
+    settings = _search_settings(search, known_everywhere and not drawn)
     best = np.empty(4)
     child_out = np.empty((2, N_OUT))
     child_weight = np.empty(2)
