@@ -342,8 +342,8 @@ def test_local_triple_nodes_share_scans_of_one_pattern(task, weights, max_featur
 def test_local_pair_nodes_settle_only_where_no_row_misses_a_value(task, max_features):
     """A node of two rows stops its search once both sides of its cut are scanned,
     where the features come in index order and no row of its subtree misses a value
-    (_search_few). Here the rows whose "x0" is above 1 miss "c" (subtrees with and
-    without a missing value), features are drawn or not, and every node of two rows
+    (_search_few). Here the rows whose "x0" is above 1 miss "c" (pairs in subtrees with
+    and without a missing value), features are drawn or not, and every node of two rows
     is the Python loop's."""
     rng = np.random.default_rng(12)
     n = 1500
@@ -352,8 +352,19 @@ def test_local_pair_nodes_settle_only_where_no_row_misses_a_value(task, max_feat
     y, n_classes = make_target(frame.assign(a=frame["x0"], b=frame["x1"] * 3), task, seed=12)
     spec = spec_for(n_classes, max_features=max_features)
     tree = grow_both(build_dataset(frame, max_bins=255), y, None, n_classes, spec, seed=2)
+    # Each node's local subtree (its highest ancestor of at most LOCAL_MAX_ROWS rows;
+    # a parent is numbered before its children), and those holding a missing value.
+    parent = tree.parent()
+    local_root = np.arange(tree.node_count)
+    for node in range(1, tree.node_count):
+        if tree.n_samples[parent[node]] <= local_kernels.LOCAL_MAX_ROWS:
+            local_root[node] = local_root[parent[node]]
+    leaf = tree.apply(frame.to_numpy())
+    with_missing = np.isin(local_root, local_root[leaf[frame["c"].isna().to_numpy()]])
     pairs = (tree.n_samples == 2) & (tree.feature >= 0)
-    assert pairs.sum() > 10
+    assert (pairs & with_missing).sum() > 5
+    if max_features is None:  # (drawn, the tree's first splits seldom part the two)
+        assert (pairs & ~with_missing).sum() > 5
 
 
 @pytest.mark.parametrize("max_features", [None, 1, 2, 4])
