@@ -186,10 +186,13 @@ def test_pair_nodes_settle_once_both_sides_are_scanned(pairs_settle):
     assert _search_pair([1, 2, 0], pairs_settle) == (2 if pairs_settle else 0)
 
 
+@pytest.mark.parametrize("presorted", [False, True])
 @pytest.mark.parametrize("missing_at", [None, (0, 3), (2, 0), (1, 6)])
-def test_load_tells_whether_a_row_misses_a_value(missing_at):
+def test_load_tells_whether_a_row_misses_a_value(missing_at, presorted):
     """``_load`` returns True when no row of the node misses a value of any feature
-    (rows outside the node do not count): :func:`_search_few` may stop early only then."""
+    (rows outside the node do not count): :func:`_search_few` may stop early only then.
+    It reads that from each feature's keys in code order (the missing code last), sorted
+    here or, for a presorted feature (feature 0), read beside its presorted rows."""
     rng = np.random.default_rng(0)
     n_rows, n_features = 10, 3
     n_codes = np.array([5, 7, 9], dtype=np.int64)  # each feature's missing code
@@ -199,11 +202,21 @@ def test_load_tells_whether_a_row_misses_a_value(missing_at):
         feature, row = missing_at
         codes[row, feature] = n_codes[feature]
     rows = np.array([3, 0, 6, 1, 2, 9, 4], dtype=np.int32)
+    node = rows[:5]
+    sorted_slot = np.full(n_features, -1, dtype=np.int64)
+    sorted_rows = np.empty((0, n_rows), dtype=np.int32)
+    sorted_codes = np.empty((0, n_rows), dtype=np.int32)
+    if presorted:
+        # Feature 0's rows in code order over the node's run (ties by node order).
+        sorted_slot[0] = 0
+        sorted_rows = np.zeros((1, n_rows), dtype=np.int32)
+        sorted_rows[0, :5] = node[np.argsort(codes[node, 0], kind="stable")]
+        sorted_codes = codes[sorted_rows, 0].astype(np.int32)
     ws = local_kernels.local_workspace(codes, 8, 4, int(n_codes.max()))
     known_everywhere = local_kernels._load(
         codes, rows, 0, 5, np.zeros(1, dtype=np.int32), rng.normal(size=n_rows), np.empty(0), False,
-        np.empty((0, n_rows), dtype=np.int32), np.empty((0, n_rows), dtype=np.int32),
-        np.full(n_features, -1, dtype=np.int64), n_codes, np.zeros(0, dtype=np.uint16), ws,
+        sorted_rows, sorted_codes, sorted_slot, n_codes, np.zeros(n_rows, dtype=np.uint16), ws,
     )  # fmt: skip
     assert known_everywhere == (missing_at is None)
-    np.testing.assert_array_equal(ws[0][:, :5], codes[rows[:5]].T)
+    np.testing.assert_array_equal(ws[0][:, :5], codes[node].T)
+    np.testing.assert_array_equal(ws[1][0][:, :5], np.sort(codes[node], axis=0).T)

@@ -175,11 +175,6 @@ def _load(codes, rows, start, end, y_class, y_value, weight, is_classification, 
         for i in range(m):
             local_of_row[rows[start + i]] = i
     copy_node_codes(codes, rows, start, end, local_codes)
-    n_missing = 0
-    for f in range(local_codes.shape[0]):
-        missing_code = n_codes[f]
-        for i in range(m):
-            n_missing += local_codes[f, i] == missing_code
     first = np.int64(0)  # (a literal 0 would compile the sorts below once more)
     for f in range(local_codes.shape[0]):
         slot = sorted_slot[f]
@@ -199,7 +194,11 @@ def _load(codes, rows, start, end, y_class, y_value, weight, is_classification, 
             )  # fmt: skip
         for i in range(m):
             local_keys[f, i] = local_codes[f, local_order[f, i]]
-    return n_missing == 0
+    # Each feature's keys are in code order: the missing code, the largest, comes last.
+    known_everywhere = True
+    for f in range(local_keys.shape[0]):
+        known_everywhere &= local_keys[f, m - 1] != n_codes[f]
+    return known_everywhere
 
 
 @njit(cache=True, _nrt=False)
