@@ -88,7 +88,7 @@ def choose_gain_ratio(table, excluded_from_average, scratch):
     returns (feature or -1, average gain). ``scratch``: n_features floats."""
     eps = 1e-3  # treelearn.splitting.gain_ratio.EPSILON
     n_features = table.shape[0]
-    m = 0
+    m = np.int64(0)  # (a literal 0 would compile numpy_sum for it too, while typing)
     for f in range(n_features):
         if table[f, CAND_STATUS] == STATUS_SPLIT and not excluded_from_average[f]:
             scratch[m] = table[f, CAND_GAIN]
@@ -198,10 +198,13 @@ def _make_node(
         weight_of_row[rows[i]] = row_weight[i]
     for f in range(usable.shape[0]):
         usable[f] = 0 if used[f] else 1
+    # (np.int64 and np.bool_, not the literals 0 and True: numba would compile
+    # evaluate_candidates and its callees once more for them, besides the version the
+    # grower's Python calls and searched_node_tables use.)
     evaluate_candidates(
-        codes, rows, 0, n, y_class, weight_of_row, n_classes, n_codes, is_nominal, usable,
-        code_values, code_value_ptr, limits[4], True, threshold_cost, hist_ratio, scratch_hist,
-        scratch_codes, table, node_sorted, sorted_slot,
+        codes, rows, np.int64(0), n, y_class, weight_of_row, n_classes, n_codes, is_nominal,
+        usable, code_values, code_value_ptr, limits[4], np.bool_(True), threshold_cost,
+        hist_ratio, scratch_hist, scratch_codes, table, node_sorted, sorted_slot,
     )  # fmt: skip
     for f in range(usable.shape[0]):
         if not is_nominal[f] and not np.isnan(table[f, CAND_LEFT_CODE]):
@@ -396,9 +399,11 @@ def grow_c45(
     nodes = (
         feature, kind, threshold, left_code, first_child, n_children, n_samples, weight, impurity
     )  # fmt: skip
+    # (The root's numbers as np.int64: literals would compile _make_node, and all it
+    # calls, once more than for the children's.)
     searched, chosen, average = _make_node(
-        0, -1, 0, root_rows, root_weight, root_used, root_sorted, nodes, value, search,
-        rec_table[0], weight_of_row, scratch,
+        np.int64(0), np.int64(-1), np.int64(0), root_rows, root_weight, root_used, root_sorted,
+        nodes, value, search, rec_table[0], weight_of_row, scratch,
     )  # fmt: skip
     n_nodes = 1
     if searched:

@@ -529,7 +529,10 @@ def _root_seed(data, kept):
     rows, y_class, y_value, weight, is_classification = data[1:6]
     n_channels = _n_channels(data)
     stats = np.empty(n_channels)
-    node_statistics(rows, 0, rows.shape[0], y_class, y_value, weight, is_classification, stats)
+    # (np.int64: a literal 0 would compile node_statistics once more than its other calls.)
+    node_statistics(
+        rows, np.int64(0), rows.shape[0], y_class, y_value, weight, is_classification, stats
+    )
     no_split = np.full(N_OUT, np.nan)
     return (
         np.int64(0), np.int64(rows.shape[0]), np.int64(0), stats,

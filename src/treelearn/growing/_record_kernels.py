@@ -106,13 +106,17 @@ def searched_node_tables(codes, y_class, weight, n_classes, n_codes, is_nominal,
     usable = np.ones(n_features, dtype=np.uint8)
     no_sorted_rows = np.empty((0, 0), dtype=np.int64)
     no_sorted_slot = np.full(n_features, -1, dtype=np.int64)
+    # The textbook's table: no C4.5 rules (as bools, not the literal False, which
+    # would compile evaluate_candidates and its callees once more).
+    no_c45_rule = np.bool_(False)
     j = 0
     for node in range(n_nodes):
         if searched[node]:
             evaluate_candidates(
                 codes, rows, start[node], end[node], y_class, weight, n_classes, n_codes,
-                is_nominal, usable, code_values, code_value_ptr, 0.0, False, False, hist_ratio,
-                scratch_hist, scratch_codes, tables[j], no_sorted_rows, no_sorted_slot,
+                is_nominal, usable, code_values, code_value_ptr, 0.0, no_c45_rule, no_c45_rule,
+                hist_ratio, scratch_hist, scratch_codes, tables[j], no_sorted_rows,
+                no_sorted_slot,
             )  # fmt: skip
             j += 1
         if kind[node] != NODE_LEAF:

@@ -282,7 +282,9 @@ _RAISING = 3  # re-pruning the raised branch with all its cases
 
 @njit(cache=True)
 def _push(frames, sp, node, update, first, last, row_mark, branch_mark):
-    """Frame ``sp``: a call for ``node`` on the cases ``first:last`` of the arena."""
+    """Frame ``sp``: a call for ``node`` on the cases ``first:last`` of the arena. (Its
+    callers pass numbers as np.int64 and flags as np.bool_, never literals, so that it
+    is compiled once.)"""
     frames[sp, _NODE] = node
     frames[sp, _UPDATE] = update
     frames[sp, _FIRST] = first
@@ -360,13 +362,13 @@ def c45_prune(
     b_count = np.empty(children.shape[0] + 1, dtype=np.int64)
     b_factor = np.empty(children.shape[0] + 1)
     b_visit = np.empty(children.shape[0] + 1, dtype=np.bool_)
-    branch_top = 0
+    branch_top = np.int64(0)  # (np.int64 here and below: see _push)
     # a frame's node is strictly below its caller's: at most depth + 1 frames
     frames = np.empty((n_nodes + 1, 11), dtype=np.int64)
     frame_errors = np.empty((n_nodes + 1, 3))
 
-    sp = 0
-    _push(frames, 0, 0, True, 0, n_rows, row_top, branch_top)
+    sp = np.int64(0)
+    _push(frames, sp, np.int64(0), np.bool_(True), np.int64(0), n_rows, row_top, branch_top)
     returned = False  # the frame above sp has just returned ``result``
     result = 0.0
     while sp >= 0:
@@ -393,7 +395,9 @@ def c45_prune(
                     frames[sp, _STAGE] = _RAISING
                     target = frames[sp, _TARGET]
                     sp += 1
-                    _push(frames, sp, target, True, first_row, last_row, row_top, branch_top)
+                    _push(
+                        frames, sp, target, np.bool_(True), first_row, last_row, row_top, branch_top
+                    )
                     continue
                 else:
                     errors[t] = tree_errors
@@ -548,7 +552,7 @@ def c45_prune(
             continue
         # the largest branch's estimate with all of t's cases (nothing rewritten)
         sp += 1
-        _push(frames, sp, target, False, first_row, last_row, row_top, branch_top)
+        _push(frames, sp, target, np.bool_(False), first_row, last_row, row_top, branch_top)
     return result
 
 

@@ -224,7 +224,8 @@ def scan_threshold_c45(
                     best_right = i
                     partition[1] = low
                     partition[2] = known_weight - low
-                    best_info = _partition_entropy(partition, 3, node_weight)
+                    # (np.int64: a literal 3 would compile _partition_entropy again.)
+                    best_info = _partition_entropy(partition, np.int64(3), node_weight)
         for c in range(1, n_channels):
             h = hist[i, c]
             if h != 0.0:
@@ -303,9 +304,19 @@ def c45_histogram(
         spare = scratch_codes[2 * n_node + 1 :]
         sort_rows_by_code(codes_f, rows, start, end, n_bins, ordered, spare, spare)
     # Only the codes present, in increasing order; the missing code (largest) last.
-    # (``weight`` stands in for the regression target, which classification never reads.)
+    # (``weight`` stands in for the regression target, which classification never reads.
+    # np.bool_: a literal True would compile compact_histogram once more than the CART
+    # search's call does.)
     m = compact_histogram(
-        codes_f, ordered, n_bins - 1, y_class, weight, weight, True, scratch_hist, bin_codes
+        codes_f,
+        ordered,
+        n_bins - 1,
+        y_class,
+        weight,
+        weight,
+        np.bool_(True),
+        scratch_hist,
+        bin_codes,
     )
     return scratch_hist[: m + 1], bin_codes, False, m
 

@@ -67,6 +67,15 @@ from treelearn.splitting._cut_kernels import (
 #: this many codes (missing included) per node row; otherwise by a sort.
 COUNTING_SORT_RATIO = 4
 
+#: The hint of a Huber search without a previous answer (an int64, not the literal -1,
+#: for which numba would compile the search once more).
+NO_HINT = np.int64(-1)
+
+#: :func:`_pass_costs`' ``forward`` and ``pre``, as bools rather than literals (each
+#: combination of literals would be a compilation of its own).
+IN_ORDER, REVERSED = np.bool_(True), np.bool_(False)
+MISSING_FIRST, KNOWN_ONLY = np.bool_(True), np.bool_(False)
+
 # -- Fenwick tree over target ranks: tree[i, 0..2] = w, w y, w y**2 -----------
 
 
@@ -344,7 +353,7 @@ def node_location_cost(y_value, weight, rows, start, end, criterion, huber_delta
         return ys_raw[n // 2], 0.0
     cost = 0.0
     if criterion == HUBER:
-        c = _huber_search(tree, total_w, total_wy, bp, n_plus, n_minus, huber_delta, -1)[0]
+        c = _huber_search(tree, total_w, total_wy, bp, n_plus, n_minus, huber_delta, NO_HINT)[0]
         for i in range(n):
             r = abs(ys[rank[i]] - c)
             if r <= huber_delta:
@@ -382,7 +391,7 @@ def _pass_costs(perm, bounds, n_groups, forward, pre, node, costs):
     total_w = 0.0
     total_wy = 0.0
     count = 0
-    hint = -1
+    hint = NO_HINT
     pre_cost = 0.0
     for step in range(-1, n_groups):
         g = step if forward or step < 0 else n_groups - 1 - step
@@ -494,12 +503,12 @@ def _scan_numeric(codes_f, rows, start, missing_code, node, iwork, fwork, best):
         return n_groups
     has_missing = iwork[3, n_groups - 1] == missing_code
     n_known = n_groups - 1 if has_missing else n_groups
-    _pass_costs(perm, bounds, n_known, True, False, node, fwork[1])
-    _pass_costs(perm, bounds, n_known, False, False, node, fwork[2])
+    _pass_costs(perm, bounds, n_known, IN_ORDER, KNOWN_ONLY, node, fwork[1])
+    _pass_costs(perm, bounds, n_known, REVERSED, KNOWN_ONLY, node, fwork[2])
     miss_cost = 0.0
     if has_missing:
-        _pass_costs(perm, bounds, n_known, True, True, node, fwork[3])
-        miss_cost = _pass_costs(perm, bounds, n_known, False, True, node, fwork[4])
+        _pass_costs(perm, bounds, n_known, IN_ORDER, MISSING_FIRST, node, fwork[3])
+        miss_cost = _pass_costs(perm, bounds, n_known, REVERSED, MISSING_FIRST, node, fwork[4])
     _best_threshold(node, n, n_known, has_missing, miss_cost, iwork, fwork, best)
     return n_groups
 
@@ -562,7 +571,9 @@ def _level_locations(perm, bounds, n_levels, node):
             n_plus = np.empty(2 * m, dtype=np.int64)
             n_minus = np.empty(2 * m, dtype=np.int64)
             _breakpoints(sub, delta, bp, n_plus, n_minus)
-            locations[g] = _huber_search(tree, total_w, total_wy, bp, n_plus, n_minus, delta, -1)[0]
+            locations[g] = _huber_search(
+                tree, total_w, total_wy, bp, n_plus, n_minus, delta, NO_HINT
+            )[0]
         else:
             prev, cur, _ = _median_search(tree, m, total_w, total_wy, sub)
             locations[g] = sub[cur] if prev == cur else 0.5 * (sub[prev] + sub[cur])
@@ -618,8 +629,8 @@ def _scan_nominal(codes_f, rows, start, n_bins, node, iwork, fwork, best, mask):
             perm2[pos] = perm[p]
             pos += 1
     bounds2[n_levels] = n
-    _pass_costs(perm2, bounds2, n_levels, True, False, node, fwork[1])
-    _pass_costs(perm2, bounds2, n_levels, False, False, node, fwork[2])
+    _pass_costs(perm2, bounds2, n_levels, IN_ORDER, KNOWN_ONLY, node, fwork[1])
+    _pass_costs(perm2, bounds2, n_levels, REVERSED, KNOWN_ONLY, node, fwork[2])
     lw = 0.0
     best_j = 0
     for j in range(1, n_levels):
@@ -653,7 +664,7 @@ def _node_cost(ctx, tree, crit, delta):
     if total_w <= 0.0:
         return 0.0
     if crit == HUBER:
-        return _huber_search(tree, total_w, total_wy, bp, n_plus, n_minus, delta, -1)[1]
+        return _huber_search(tree, total_w, total_wy, bp, n_plus, n_minus, delta, NO_HINT)[1]
     return _median_search(tree, n, total_w, total_wy, ys)[2]
 
 

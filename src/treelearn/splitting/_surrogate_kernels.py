@@ -333,7 +333,7 @@ def find_surrogates(
     order = np.empty(max_surrogates, dtype=np.int64)
     result = np.empty(3)
     mask = np.empty(out_mask.shape[1], dtype=np.uint8)
-    n_kept = 0
+    n_kept = np.int64(0)  # (a literal 0 would compile _insert_ranked for it too)
     for f in range(codes.shape[1]):
         if f == primary:
             continue

@@ -270,7 +270,10 @@ def _walk_block(X, start, stop, records, original, nodes, surrogates, payload, o
 @njit(cache=True)
 def walk_rows(X, records, original, nodes, surrogates, payload, out, check):
     """One thread: ``out[i] = payload[leaf position of row i]``; see :func:`_walk_block`."""
-    return _walk_block(X, 0, X.shape[0], records, original, nodes, surrogates, payload, out, check)
+    # (np.int64: a literal 0 would compile _walk_block once more than the parallel walk's.)
+    return _walk_block(
+        X, np.int64(0), X.shape[0], records, original, nodes, surrogates, payload, out, check
+    )
 
 
 @njit(cache=True, parallel=PRANGE_ONLY)
@@ -297,7 +300,7 @@ def path_nodes(X, nodes, surrogates, out_rows, out_nodes):
     kind = nodes[1]
     n = 0
     for i in range(X.shape[0]):
-        node = 0
+        node = np.int64(0)  # (a literal 0 would compile _child for it too, while typing)
         while True:
             out_rows[n] = i
             out_nodes[n] = node
