@@ -9,8 +9,10 @@ every call of a compiled (not inlined) kernel with a literal int or bool
 argument; the few literals that choose a specialised version on purpose are
 named below.
 
-(A variable that starts as a literal, ``m = 0`` then ``m += 1``, has the same
-effect while numba types it; this check does not see those.)
+(A variable that starts as a literal, ``m = 0`` then ``m += 1``, can have the
+same effect while numba types it; this check does not see those:
+``benchmarks/profile_compile.py`` lists every kernel a job compiled more than
+once, with the argument types that differ.)
 """
 
 import ast
