@@ -129,9 +129,18 @@ def _narrowed(name, values, dtype):
 
 def _kernel_matrix(X):
     """``X`` as the C-ordered float32 or float64 matrix the kernels read (float32 is
-    kept as it is: comparing it with float64 thresholds is exact)."""
+    kept as it is: comparing it with float64 thresholds is exact), always read-only.
+
+    (numba compiles a kernel apart for a read-only array, and prediction meets both
+    kinds: a matrix built from the input is writable, a float DataFrame's
+    ``to_numpy()`` read-only under pandas' copy-on-write. As a read-only view every
+    matrix takes the one compilation of the walks and of pruning.)"""
     dtype = np.float32 if X.dtype == np.float32 else np.float64
-    return np.ascontiguousarray(X, dtype=dtype)
+    matrix = np.ascontiguousarray(X, dtype=dtype)
+    if matrix.flags.writeable:
+        matrix = matrix.view()
+        matrix.flags.writeable = False
+    return matrix
 
 
 def float32_floor(threshold):
