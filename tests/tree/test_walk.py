@@ -20,7 +20,7 @@ from treelearn import C45Classifier, CARTClassifier, CARTRegressor, ID3Classifie
 from treelearn._dtypes import MISSING_BY_WEIGHT, NO_CHILD, NODE_MULTIWAY, NODE_SUBSET
 from treelearn._dtypes import NODE_THRESHOLD as THRESHOLD
 from treelearn.exceptions import DataError
-from treelearn.tree import TreeBuilder
+from treelearn.tree import TreeBuilder, _traverse
 from treelearn.tree._traverse import BLOCK_ROWS
 from treelearn.tree.structure import float32_floor
 
@@ -356,6 +356,25 @@ def test_float_frames_are_read_as_they_are():
     nullable = frame.astype({"f3": "Float64"})
     np.testing.assert_array_equal(model.predict(nullable), expected)
     np.testing.assert_array_equal(model.apply(shuffled), apply_oracle(model.tree_, X))
+
+
+def test_writable_and_read_only_inputs_share_the_walks_compilation():
+    """numba compiles a kernel apart for a read-only array, and prediction meets both
+    (a float DataFrame's ``to_numpy()`` is read-only under copy-on-write): the walks
+    read every matrix as a read-only view, so each is compiled once for both, and the
+    caller's array keeps its flags."""
+    X, y = _numeric_data(holes=0.1)
+    model = CARTClassifier(n_jobs=1).fit(X, y)
+    read_only = X.copy()
+    read_only.flags.writeable = False
+    expected = model.predict(X)
+    np.testing.assert_array_equal(model.predict(read_only), expected)
+    np.testing.assert_array_equal(model.predict(pd.DataFrame(X)), expected)
+    assert model.decision_path(X).shape == model.decision_path(read_only).shape
+    assert X.flags.writeable and not read_only.flags.writeable
+    for kernel in (_traverse.walk_rows, _traverse.walk_rows_parallel, _traverse.path_nodes):
+        for signature in kernel.signatures:
+            assert not signature[0].mutable, (kernel, signature)
 
 
 @pytest.mark.parametrize("method", ["predict", "apply", "predict_proba"])
