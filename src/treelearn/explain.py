@@ -281,9 +281,11 @@ def explain_prediction(model, X):
 def _branch_taken(tree, node, row, matrix):
     """Index of the branch the row takes at ``node``; None when it goes down by weight."""
     from treelearn.tree._traverse import _child
+    from treelearn.tree.structure import _kernel_matrix
 
     nodes, surrogates = tree._kernel_args()
-    X = np.ascontiguousarray(matrix[:1], dtype=np.float64)
+    # (read-only, as prediction hands the kernels every matrix: one compilation of _child)
+    X = _kernel_matrix(np.asarray(matrix[:1], dtype=np.float64))
     c = int(_child(node, X, 0, nodes, surrogates))
     return None if c < 0 else c
 
