@@ -16,13 +16,10 @@ once, with the argument types that differ.)
 """
 
 import ast
-import importlib
 import inspect
-import pkgutil
 
+from _package import treelearn_modules
 from numba.core.registry import CPUDispatcher
-
-import treelearn
 
 #: (module, callee, parameter) whose literal argument is a deliberate specialisation:
 #: the histogram builders read the targets either gathered in node order or by row,
@@ -54,8 +51,7 @@ def _literal_kernel_calls():
     """``(module, caller, line, callee, parameter)`` for every literal argument of a
     call from a kernel to a compiled, not inlined, kernel."""
     found = []
-    for info in pkgutil.walk_packages(treelearn.__path__, "treelearn."):
-        module = importlib.import_module(info.name)
+    for module in treelearn_modules():
         tree = ast.parse(inspect.getsource(module))
         for function in ast.walk(tree):
             if not isinstance(function, ast.FunctionDef):

@@ -1,14 +1,11 @@
 """treelearn._parallel_options: parallel kernels run their prange loops on threads, nothing else."""
 
-import importlib
-import pkgutil
-
 import numpy as np
 import pytest
+from _package import treelearn_modules
 from numba import njit, prange
 from numba.core.registry import CPUDispatcher
 
-import treelearn
 from treelearn._parallel_options import PRANGE_ONLY
 
 
@@ -46,14 +43,9 @@ def test_only_the_prange_loop_runs_on_threads_for_every_signature():
     assert min(_threaded_loops(everything)) > 1
 
 
-def _treelearn_modules():
-    for info in pkgutil.walk_packages(treelearn.__path__, "treelearn."):
-        yield importlib.import_module(info.name)
-
-
 def test_every_parallel_kernel_of_the_package_takes_prange_only():
     parallel = {}
-    for module in _treelearn_modules():
+    for module in treelearn_modules():
         for name, value in vars(module).items():
             if isinstance(value, CPUDispatcher) and value.py_func.__module__ == module.__name__:
                 option = value.targetoptions.get("parallel", False)
