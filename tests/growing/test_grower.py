@@ -8,11 +8,14 @@ those rows, and each leaf that the stop rules allowed to split is shown to
 have no admissible split.
 """
 
+import inspect
+
 import numpy as np
 import pandas as pd
 import pytest
 from _oracles import brute_force_best_split, naive_cost, naive_split_gain
 
+import treelearn
 from treelearn._dtypes import NO_CHILD, NODE_SUBSET, NODE_THRESHOLD
 from treelearn.data import dataset as dataset_module
 from treelearn.data.dataset import build_dataset
@@ -622,3 +625,65 @@ def test_tables_under_numba_loop_min_rows_grow_by_the_python_loop(algorithm, mon
         np.testing.assert_array_equal(
             getattr(python_loop.tree_, array), getattr(numba_loop.tree_, array), strict=True
         )
+
+
+def _kernels_reading_codes():
+    """Every numba kernel of treelearn that takes the code matrix: a ``feature_codes``
+    parameter, or ``data`` (the growing loop's tuple, codes first); with the position."""
+    from _package import treelearn_modules
+
+    found = {}
+    for module in treelearn_modules():
+        for kernel in vars(module).values():
+            py_func = getattr(kernel, "py_func", None)
+            if py_func is None or not hasattr(kernel, "signatures"):
+                continue
+            parameters = list(inspect.signature(py_func).parameters)
+            for name in ("feature_codes", "data"):
+                if name in parameters:
+                    found[kernel] = (name, parameters.index(name))
+    assert len(found) > 20  # (the search must see them: the histograms, splits, loops)
+    return found
+
+
+def _codes_type(signature, name, position):
+    argument = signature[position]
+    return argument if name == "feature_codes" else argument[0]
+
+
+@pytest.mark.parametrize(
+    ("estimator", "params"),
+    [
+        ("CARTClassifier", {}),
+        ("CARTClassifier", {"max_bins": None}),
+        ("CARTRegressor", {"missing": "surrogate"}),
+        ("CARTRegressor", {"criterion": "absolute_error"}),
+        ("C45Classifier", {}),
+    ],
+)
+def test_one_feature_tables_take_the_wider_tables_compilations(estimator, params):
+    """The kernels read the codes feature by feature (the code matrix transposed:
+    C-contiguous whatever its width). An (n, 1) matrix is both C- and F-contiguous and
+    numba would type it apart from wider (Fortran) ones, compiling the growing loop and
+    the split search once more for a user's first one-feature table (a minute and
+    more): a one-feature fit compiles no kernel that reads codes which a wider fit of
+    the same types did not."""
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(400, 3))
+    X[rng.random(X.shape) < 0.05] = np.nan
+    y = (np.nan_to_num(X[:, 0]) + rng.normal(scale=0.5, size=400) > 0).astype(np.int64)
+    if estimator.endswith("Regressor"):
+        y = y + rng.normal(size=400)
+    make = getattr(treelearn, estimator)
+    kernels = _kernels_reading_codes()
+    for rows in (400, 20):  # the numba loop and the Python loop
+        make(**params).fit(X[:rows], y[:rows])
+        before = {kernel: len(kernel.signatures) for kernel in kernels}
+        make(**params).fit(X[:rows, :1], y[:rows])
+        after = {kernel: len(kernel.signatures) for kernel in kernels}
+        added = [kernel.py_func.__name__ for kernel in kernels if after[kernel] != before[kernel]]
+        assert added == []
+    for kernel, (name, position) in kernels.items():
+        for signature in kernel.signatures:
+            codes = _codes_type(signature, name, position)
+            assert (codes.ndim, codes.layout) == (2, "C"), (kernel.py_func.__name__, signature)

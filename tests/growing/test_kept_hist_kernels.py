@@ -32,7 +32,7 @@ def _data(task, weighted):
     y_value = np.zeros(1) if classification else rng.normal(size=N_ROWS)
     weight = rng.uniform(0.5, 2.0, N_ROWS) if weighted else np.empty(0)
     # (criterion and class count: not read by build_kept)
-    return codes, rows, y_class, y_value, weight, classification, np.int64(0), np.int64(3)
+    return codes.T, rows, y_class, y_value, weight, classification, np.int64(0), np.int64(3)
 
 
 @pytest.mark.parametrize("task", [TASK_CLASSIFICATION, TASK_REGRESSION])
@@ -45,7 +45,7 @@ def test_kept_histograms_are_the_in_place_ones_wherever_targets_are_read(
     task, weighted, buffer_dtype, buffer_rows
 ):
     data = _data(task, weighted)
-    codes, rows, y_class, y_value, weight, classification = data[:6]
+    feature_codes, rows, y_class, y_value, weight, classification = data[:6]
     features = np.arange(N_CODES.shape[0], dtype=np.int64)
     offsets = np.concatenate([[0], np.cumsum(N_CODES + 1)]).astype(np.int64)
     width = n_channels(task, 3)
@@ -56,7 +56,7 @@ def test_kept_histograms_are_the_in_place_ones_wherever_targets_are_read(
         build_kept(data, features, offsets, start, end, None, 1, buffer, kept)
         in_place = np.full((offsets[-1], width), np.nan)
         build_node_histograms(
-            codes, rows, start, end, y_class, y_value, weight, classification, features,
+            feature_codes, rows, start, end, y_class, y_value, weight, classification, features,
             offsets, in_place, np.empty((2, 0)),
         )  # fmt: skip
         np.testing.assert_array_equal(kept, in_place)

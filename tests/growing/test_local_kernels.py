@@ -212,10 +212,11 @@ def test_load_tells_whether_a_row_misses_a_value(missing_at, presorted):
         sorted_rows = np.zeros((1, n_rows), dtype=np.int32)
         sorted_rows[0, :5] = node[np.argsort(codes[node, 0], kind="stable")]
         sorted_codes = codes[sorted_rows, 0].astype(np.int32)
-    ws = local_kernels.local_workspace(codes, 8, 4, int(n_codes.max()))
+    ws = local_kernels.local_workspace(codes.T, 8, 4, int(n_codes.max()))
     known_everywhere = local_kernels._load(
-        codes, rows, 0, 5, np.zeros(1, dtype=np.int32), rng.normal(size=n_rows), np.empty(0), False,
-        sorted_rows, sorted_codes, sorted_slot, n_codes, np.zeros(n_rows, dtype=np.uint16), ws,
+        codes.T, rows, 0, 5, np.zeros(1, dtype=np.int32), rng.normal(size=n_rows), np.empty(0),
+        False, sorted_rows, sorted_codes, sorted_slot, n_codes, np.zeros(n_rows, dtype=np.uint16),
+        ws,
     )  # fmt: skip
     assert known_everywhere == (missing_at is None)
     np.testing.assert_array_equal(ws[0][:, :5], codes[node].T)

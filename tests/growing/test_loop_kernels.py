@@ -789,13 +789,13 @@ def test_copied_rows_are_the_nodes_rows_in_their_order(task, weights):
     else:
         y_class, y_value = rng.integers(0, 3, n).astype(np.int32), np.zeros(1)
     weight = rng.uniform(0.5, 2.0, n) if weights else np.empty(0)
-    data = (codes, rows, y_class, y_value, weight, task != "regression", np.int64(0),
+    data = (codes.T, rows, y_class, y_value, weight, task != "regression", np.int64(0),
             np.int64(3))  # fmt: skip
     space = row_copy_kernels.new_copy_space(data, 50)
     copy = row_copy_kernels.copied_rows(data, start, end, space)
     assert numba.typeof(copy) == numba.typeof(data)
     taken = rows[start:end]
-    np.testing.assert_array_equal(copy[0], codes[taken], strict=True)
+    np.testing.assert_array_equal(copy[0], codes[taken].T, strict=True)
     np.testing.assert_array_equal(copy[1], np.arange(end - start, dtype=np.int32), strict=True)
     for k, target in ((2, y_class), (3, y_value), (4, weight)):
         expected = target[taken] if target.shape[0] == n else target
@@ -1321,9 +1321,9 @@ def test_local_mode_arrays_only_where_local_mode_can_run(is_nominal, skip_missin
     training rows) where every feature is numeric and the search is not the surrogate one;
     None otherwise, which leaves local mode out of the loop's compilation."""
     n = 3000
-    codes = np.zeros((n, 2), dtype=np.uint8)
-    data = (codes, np.arange(n), np.zeros(n, dtype=np.int32), np.zeros(1), np.zeros(0), True,
-            0, 3)  # fmt: skip
+    feature_codes = np.zeros((2, n), dtype=np.uint8)
+    data = (feature_codes, np.arange(n), np.zeros(n, dtype=np.int32), np.zeros(1), np.zeros(0),
+            True, 0, 3)  # fmt: skip
     search = [None] * 16
     search[0] = np.array([5, 9], dtype=np.int64)  # n_codes
     search[1] = np.array(is_nominal)
@@ -1335,5 +1335,7 @@ def test_local_mode_arrays_only_where_local_mode_can_run(is_nominal, skip_missin
     assert local[3].shape == (local_kernels.LOCAL_MAX_ROWS,)  # node_rows
     assert local[7].shape == (11,)  # counts of the counting sort: the codes, missing, one more
     assert local[13].shape[1] == 4  # statistics rows: count and three classes
-    small = loop_kernels.local_space((codes[:10], np.arange(10), *data[2:]), tuple(search))
+    small = loop_kernels.local_space(
+        (feature_codes[:, :10], np.arange(10), *data[2:]), tuple(search)
+    )
     assert small[3].shape == (10,)

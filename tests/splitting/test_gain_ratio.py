@@ -40,7 +40,7 @@ def candidate_table(X, y, w, n_classes, nominal, min_objs, threshold_cost, usabl
     usable = np.ones(d, dtype=np.uint8) if usable is None else usable
     values, ptr = code_value_arrays(dataset)
     evaluate_candidates(
-        dataset.codes, rows, 0, n, y.astype(np.int32), w.astype(float), n_classes,
+        dataset.codes.T, rows, 0, n, y.astype(np.int32), w.astype(float), n_classes,
         dataset.n_codes, dataset.is_nominal, usable, values, ptr, float(min_objs), True,
         threshold_cost, 2.0,
         np.empty((max(width, n + 1), 1 + n_classes)), np.empty(2 * n + width, dtype=np.int64),

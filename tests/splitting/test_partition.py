@@ -135,12 +135,12 @@ def test_counting_sort_columns_sorts_each_column_as_counting_sort_rows():
     features = np.array([3, 0, 4, 1], dtype=np.int64)
     out = np.full((features.shape[0], 5000), -1, dtype=np.int32)
     out_codes = np.full_like(out, -1)
-    K.counting_sort_columns(codes, features, n_codes[features] + 1, out, out_codes)
+    K.counting_sort_columns(codes.T, features, n_codes[features] + 1, out, out_codes)
     for slot, f in enumerate(features):
         np.testing.assert_array_equal(out[slot], np.argsort(codes[:, f], kind="stable"))
         np.testing.assert_array_equal(out_codes[slot], codes[out[slot], f])
     again = np.full_like(out, -1)
-    K.counting_sort_columns(codes, features, n_codes[features] + 1, again, NO_CODES)
+    K.counting_sort_columns(codes.T, features, n_codes[features] + 1, again, NO_CODES)
     np.testing.assert_array_equal(again, out)
 
 

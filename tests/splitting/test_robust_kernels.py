@@ -169,7 +169,7 @@ def run_kernel(
     mask = np.zeros(int(n_codes.max()) + 1, dtype=np.uint8)
     rows = np.arange(y.shape[0], dtype=np.intp)
     find_best_split_robust(
-        codes,
+        np.ascontiguousarray(codes.T),
         rows,
         0,
         y.shape[0],

@@ -142,7 +142,7 @@ def find_split(
     out_mask = np.zeros(max_bins + 1, dtype=np.uint8)
     masks_given = any_nominal or not absent_kinds_none
     available = {
-        "codes": codes,
+        "feature_codes": np.ascontiguousarray(codes.T),
         "rows": rows,
         "start": start,
         "end": end,
@@ -732,7 +732,7 @@ def test_a_feature_without_the_buffers_of_its_kind_is_an_error_not_skipped(missi
         AssertionError, match=f"a {'numeric' if missing == 'sorted_scan' else 'nominal'} feature"
     ):
         K.find_best_split(
-            codes, np.arange(4, dtype=np.intp), 0, 4, y, np.zeros(1), np.ones(4), True,
+            codes.T.copy(), np.arange(4, dtype=np.intp), 0, 4, y, np.zeros(1), np.ones(4), True,
             criterion_id("gini", True), 2, np.arange(2, dtype=np.int64), 2,
             np.array([2, 2], dtype=np.int64), is_nominal, np.zeros((0, 3)),
             np.full(2, -1, dtype=np.int64), node_stats, 1, 0.0, HIST_ALWAYS, np.empty((3, 3)),

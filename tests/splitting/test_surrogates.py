@@ -196,6 +196,7 @@ def test_numeric_surrogate_needs_two_rows_each_way():
     # Feature 0 sending only row 5 right would agree on 5 rows of 6 (the
     # majority rule: 4), but one row is too few for a side.
     codes[:, 0] = [0, 0, 0, 0, 0, 1]
+    search = SurrogateSearch(codes, np.array([2, 6]), np.array([False, False]), np.ones(6), 5)
     assert len(search.find(rows, 0, 6, 1, left_code=3)) == 0
 
 
@@ -253,7 +254,7 @@ def call_find_best_split(node, y, n_classes, criterion, skip_missing, hist_ratio
     out = np.empty(cut_kernels.N_OUT)
     out_mask = np.zeros(max_bins + 1, dtype=np.uint8)
     K.find_best_split(
-        codes, rows, start, end, y_class, y_value, weight, classification,
+        np.ascontiguousarray(codes.T), rows, start, end, y_class, y_value, weight, classification,
         criterion_id(criterion, classification), n_classes,
         np.arange(n_features, dtype=np.int64), n_features, n_codes, is_nominal,
         np.zeros((0, n_channels)), np.full(n_features, -1, dtype=np.int64), stats, min_count,

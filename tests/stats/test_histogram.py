@@ -112,7 +112,7 @@ def test_node_histograms_are_stacked_per_feature(d):
     args = (d["y_class"], d["y_value"], d["weight"], is_classification, features, offsets)
     stacked = np.full((offsets[-1], channels), np.nan)
     in_place = np.empty((2, 0))
-    build_node_histograms(d["codes"], d["rows"], d["start"], d["end"], *args, stacked, in_place)
+    build_node_histograms(d["codes"].T, d["rows"], d["start"], d["end"], *args, stacked, in_place)
     for j, f in enumerate(features):
         np.testing.assert_allclose(
             stacked[offsets[j] : offsets[j + 1]], _naive(d, f, d["node"]), rtol=1e-12, atol=1e-9
@@ -122,14 +122,14 @@ def test_node_histograms_are_stacked_per_feature(d):
     gather_targets(d["rows"], d["start"], d["end"], *args[:4], gathered)
     from_gathered = np.full_like(stacked, np.nan)
     build_node_histograms(
-        d["codes"], d["rows"], d["start"], d["end"], *args, from_gathered, gathered
+        d["codes"].T, d["rows"], d["start"], d["end"], *args, from_gathered, gathered
     )
     np.testing.assert_array_equal(from_gathered, stacked)
     # And the gathered values are what is read: weights doubled there double every
     # weighted channel (exactly: a power of two), the row counts stay.
     gathered[0] *= 2.0
     build_node_histograms(
-        d["codes"], d["rows"], d["start"], d["end"], *args, from_gathered, gathered
+        d["codes"].T, d["rows"], d["start"], d["end"], *args, from_gathered, gathered
     )
     np.testing.assert_array_equal(from_gathered[:, 0], stacked[:, 0])
     np.testing.assert_array_equal(from_gathered[:, 1:], 2.0 * stacked[:, 1:])
@@ -148,7 +148,7 @@ def test_histograms_without_weights_are_those_of_unit_weights(d):
     is_classification = d["n_classes"] > 0
     targets = (d["y_class"], d["y_value"])
     ones, unweighted = np.ones(d["codes"].shape[0]), np.empty(0)
-    span = (d["codes"], d["rows"], d["start"], d["end"])
+    span = (d["codes"].T, d["rows"], d["start"], d["end"])
     weighted = np.full((offsets[-1], channels), np.nan)
     in_place = np.empty((2, 0))
     build_node_histograms(*span, *targets, ones, is_classification, features, offsets,
@@ -191,7 +191,7 @@ def test_stacked_histograms_are_each_features_own_to_the_bit(d, n_threads):
                                 weight.shape[0] > 0, n_threads)  # fmt: skip
         np.testing.assert_array_equal(in_runs, gathered)
         for targets in (np.empty((2, 0)), gathered):
-            span = (d["codes"], d["rows"], d["start"], d["end"])
+            span = (d["codes"].T, d["rows"], d["start"], d["end"])
             serial = np.full((offsets[-1], channels), np.nan)
             build_node_histograms(*span, *args, serial, targets)
             threaded = np.full_like(serial, np.nan)

@@ -158,7 +158,7 @@ def _make_node(
         nodes
     )
     (
-        codes, y_class, n_classes, n_codes, is_nominal, code_values, code_value_ptr,
+        feature_codes, y_class, n_classes, n_codes, is_nominal, code_values, code_value_ptr,
         excluded_from_average, limits, threshold_cost, at_data, hist_ratio, scratch_hist,
         scratch_codes, sorted_slot,
     ) = search  # fmt: skip
@@ -202,7 +202,7 @@ def _make_node(
     # evaluate_candidates and its callees once more for them, besides the version the
     # grower's Python calls and searched_node_tables use.)
     evaluate_candidates(
-        codes, rows, np.int64(0), n, y_class, weight_of_row, n_classes, n_codes, is_nominal,
+        feature_codes, rows, np.int64(0), n, y_class, weight_of_row, n_classes, n_codes, is_nominal,
         usable, code_values, code_value_ptr, limits[4], np.bool_(True), threshold_cost,
         hist_ratio, scratch_hist, scratch_codes, table, node_sorted, sorted_slot,
     )  # fmt: skip
@@ -225,7 +225,7 @@ def _make_node(
 
 @njit(cache=True)
 def split_fractional_rows(
-    rows, row_weight, codes, feature, missing_code, left_code, n_branches, node_sorted,
+    rows, row_weight, feature_codes, feature, missing_code, left_code, n_branches, node_sorted,
     sorted_features, branch_of_row,
 ):  # fmt: skip
     """:func:`treelearn.splitting.fractional.split_fractional_rows` for one split:
@@ -238,7 +238,7 @@ def split_fractional_rows(
     ``branch_of_row``: scratch, one entry per training row.
     """
     n = rows.shape[0]
-    codes_f = codes[:, feature]
+    codes_f = feature_codes[feature]
     known_weight = np.zeros(n_branches)
     counts = np.zeros(n_branches, dtype=np.int64)
     n_missing = 0
@@ -288,7 +288,7 @@ def split_fractional_rows(
     # known rows (in the node's order) before its missing rows (idem), as a stable
     # sort of the child's rows (known rows first, then missing ones) orders them.
     for s in range(n_sorted):
-        codes_g = codes[:, sorted_features[s]]
+        codes_g = feature_codes[sorted_features[s]]
         order = node_sorted[s]
         fill[:] = 0
         i = 0
@@ -317,7 +317,7 @@ def split_fractional_rows(
 
 @njit(cache=True)
 def grow_c45(
-    codes,
+    feature_codes,
     y_class,
     sample_weight,
     n_classes,
@@ -351,7 +351,7 @@ def grow_c45(
     children, value, n_samples, weight, impurity) and the records of the nodes
     searched (node, candidate table, feature chosen or -1, average gain).
     """
-    n_rows, n_features = codes.shape
+    n_features, n_rows = feature_codes.shape
     capacity = 64
     feature = np.empty(capacity, dtype=np.int64)
     kind = np.empty(capacity, dtype=np.int8)
@@ -380,16 +380,16 @@ def grow_c45(
         # Counting sort of the rows by code (stable).
         counts = np.zeros(n_codes[f] + 2, dtype=np.int64)
         for r in range(n_rows):
-            counts[codes[r, f] + 1] += 1
+            counts[feature_codes[f, r] + 1] += 1
         for k in range(n_codes[f] + 1):
             counts[k + 1] += counts[k]
         for r in range(n_rows):
-            code = codes[r, f]
+            code = feature_codes[f, r]
             root_sorted[s, counts[code]] = r
             counts[code] += 1
 
     search = (
-        codes, y_class, n_classes, n_codes, is_nominal, code_values, code_value_ptr,
+        feature_codes, y_class, n_classes, n_codes, is_nominal, code_values, code_value_ptr,
         excluded_from_average, limits, threshold_cost, at_data, hist_ratio, scratch_hist,
         scratch_codes, sorted_slot,
     )  # fmt: skip
@@ -423,7 +423,7 @@ def grow_c45(
         missing_code = n_codes[f]
         n_branches = missing_code if nominal else 2
         child_rows, child_weight, child_sorted = split_fractional_rows(
-            rows, row_weight, codes, f, missing_code, -1 if nominal else left_code[node],
+            rows, row_weight, feature_codes, f, missing_code, -1 if nominal else left_code[node],
             n_branches, node_sorted, sorted_features, branch_of_row,
         )  # fmt: skip
         child_used = used

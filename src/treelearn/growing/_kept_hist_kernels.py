@@ -82,7 +82,7 @@ def build_kept(data, features, offsets, start, end, parallel_min_rows, n_threads
     (:func:`~treelearn.stats._kernels.gather_targets`): the histograms read them
     in sequence at no extra memory.
     """
-    codes, rows, y_class, y_value, weight, is_classification = data[:6]
+    feature_codes, rows, y_class, y_value, weight, is_classification = data[:6]
     n_node = end - start
     # (Whole float64s only: an odd number of int32 indices leaves one out.)
     per_float = 8 // partition_buffer.itemsize
@@ -104,12 +104,12 @@ def build_kept(data, features, offsets, start, end, parallel_min_rows, n_threads
         gathered = scratch[:0].reshape((2, 0))  # (read in place)
     if threaded:
         build_node_histograms_parallel(
-            codes, rows, start, end, y_class, y_value, weight, is_classification, features,
+            feature_codes, rows, start, end, y_class, y_value, weight, is_classification, features,
             offsets, hist, gathered, n_threads,
         )  # fmt: skip
     else:
         build_node_histograms(
-            codes, rows, start, end, y_class, y_value, weight, is_classification, features,
+            feature_codes, rows, start, end, y_class, y_value, weight, is_classification, features,
             offsets, hist, gathered,
         )  # fmt: skip
 

@@ -80,15 +80,15 @@ N_FEW_PATTERNS = 27
 
 
 @njit(cache=True)
-def local_workspace(codes, n_rows, n_channels, max_codes):
+def local_workspace(feature_codes, n_rows, n_channels, max_codes):
     """The arrays of :func:`grow_local` for subtrees of up to ``n_rows`` rows of
-    ``codes`` (features up to ``max_codes`` codes, missing included), allocated
+    ``feature_codes`` (features up to ``max_codes`` codes, missing included), allocated
     once per loop."""
-    n_features = codes.shape[1]
+    n_features = feature_codes.shape[0]
     return (
-        np.empty((n_features, n_rows), dtype=codes.dtype),  # local_codes
+        np.empty((n_features, n_rows), dtype=feature_codes.dtype),  # local_codes
         # Two copies (see grow_local): each feature's codes in code order, their local rows.
-        np.empty((2, n_features, n_rows), dtype=codes.dtype),  # local_keys
+        np.empty((2, n_features, n_rows), dtype=feature_codes.dtype),  # local_keys
         np.empty((2, n_features, n_rows), dtype=np.int32),  # local_order
         np.empty(n_rows, dtype=np.int32),  # node_rows: local rows in node order
         np.empty(n_rows, dtype=np.bool_),  # goes_left
@@ -97,7 +97,7 @@ def local_workspace(codes, n_rows, n_channels, max_codes):
         np.empty(max_codes + 1, dtype=np.int64),  # counts (counting sort)
         np.empty(3 * n_rows, dtype=np.int32),  # merge_work (merge sort)
         np.empty(n_rows, dtype=np.int32),  # spare_rows
-        np.empty(n_rows, dtype=codes.dtype),  # spare_keys
+        np.empty(n_rows, dtype=feature_codes.dtype),  # spare_keys
         np.empty((n_rows + 1, 4), dtype=np.int64),  # stack_int (LS_* columns)
         np.empty((n_rows + 1, N_OUT)),  # stack_out
         np.empty((n_rows + 1, n_channels)),  # stack_stats
@@ -142,19 +142,19 @@ def _search_settings(search, pairs_settle):
 
 
 @njit(cache=True, inline="always")
-def copy_node_codes(codes, rows, start, end, by_feature):
-    """``by_feature[f, i] = codes[rows[start + i], f]`` for every feature ``f``: the
-    codes of the node ``rows[start:end]`` in node order, a feature's after another's
-    (each feature's column of ``codes`` read at the node's rows in one pass)."""
-    for f in range(codes.shape[1]):
-        column = codes.T[f]
+def copy_node_codes(feature_codes, rows, start, end, by_feature):
+    """``by_feature[f, i] = feature_codes[f, rows[start + i]]`` for every feature ``f``:
+    the codes of the node ``rows[start:end]`` in node order, a feature's after
+    another's (each feature's codes read at the node's rows in one pass)."""
+    for f in range(feature_codes.shape[0]):
+        column = feature_codes[f]
         out = by_feature[f]
         for i in range(end - start):
             out[i] = column[np.uint64(rows[start + i])]  # (see _partition_orders)
 
 
 @njit(cache=True, _nrt=False)
-def _load(codes, rows, start, end, y_class, y_value, weight, is_classification, sorted_rows,
+def _load(feature_codes, rows, start, end, y_class, y_value, weight, is_classification, sorted_rows,
           sorted_codes, sorted_slot, n_codes, local_of_row, ws):  # fmt: skip
     """Copy the node ``rows[start:end]`` into the workspace: its targets, its codes,
     and each feature's local rows in code order (ties in node order) with their
@@ -174,7 +174,7 @@ def _load(codes, rows, start, end, y_class, y_value, weight, is_classification, 
     if sorted_rows.shape[0]:
         for i in range(m):
             local_of_row[rows[start + i]] = i
-    copy_node_codes(codes, rows, start, end, local_codes)
+    copy_node_codes(feature_codes, rows, start, end, local_codes)
     first = np.int64(0)  # (a literal 0 would compile the sorts below once more)
     for f in range(local_codes.shape[0]):
         slot = sorted_slot[f]
@@ -592,7 +592,7 @@ def grow_local(data, search, rng, limits, thresholds, tables, ws, root, start, e
     other copy, where its children's runs do not meet any other node's still to
     be searched (those lie outside the node's ``[a, b)`` in both copies).
     """
-    codes, rows, y_class, y_value, weight, is_classification, criterion = data[:7]
+    feature_codes, rows, y_class, y_value, weight, is_classification, criterion = data[:7]
     n_codes, all_features, sorted_rows, sorted_slot = search[0], search[2], search[10], search[11]
     n_features = all_features.shape[0]
     drawn = search[3] < n_features  # max_features: features drawn by rng.permutation
@@ -601,7 +601,7 @@ def grow_local(data, search, rng, limits, thresholds, tables, ws, root, start, e
     spare_rows = ws[9]
     stack_int, stack_out, stack_stats, child_stats = ws[11:15]
     search_ws = _search_workspace(ws)
-    known_everywhere = _load(codes, rows, start, end, y_class, y_value, weight,
+    known_everywhere = _load(feature_codes, rows, start, end, y_class, y_value, weight,
                              is_classification, sorted_rows, search[15][4], sorted_slot,
                              n_codes, local_of_row, ws)  # fmt: skip
     # (order is all_features, np.arange, unless drawn: see _search_few.)

@@ -174,7 +174,7 @@ def _search(data, search, rng, limits, parallel_min_rows, start, end, stats, nod
     below the number of features, they are searched in the order of ``rng.permutation``
     (``rng`` is not drawn from otherwise). Inlined into the loop: as a kernel of its
     own, numba compiled the split finders' code into it and again into the loop."""
-    codes, rows, y_class, y_value, weight, is_classification, criterion, n_classes = data
+    feature_codes, rows, y_class, y_value, weight, is_classification, criterion, n_classes = data
     (
         n_codes, is_nominal, all_features, max_features, min_count, min_weight, hist_ratio,
         scratch_hist, scratch_codes, scratch_mask, sorted_rows, sorted_slot, skip_missing,
@@ -194,14 +194,14 @@ def _search(data, search, rng, limits, parallel_min_rows, start, end, stats, nod
     ):
         # As Grower._search: large nodes search their features on several threads.
         find_best_split_parallel(
-            codes, rows, start, end, y_class, y_value, weight, is_classification, criterion,
+            feature_codes, rows, start, end, y_class, y_value, weight, is_classification, criterion,
             n_classes, order, n_codes, is_nominal, hist, offsets, stats, min_count,
             min_weight, hist_ratio, out, out_mask, sorted_rows, sorted_slot, skip_missing,
             multiway, whole_weights, sorted_scan,
         )  # fmt: skip
     else:
         find_best_split(
-            codes, rows, start, end, y_class, y_value, weight, is_classification, criterion,
+            feature_codes, rows, start, end, y_class, y_value, weight, is_classification, criterion,
             n_classes, order, max_features, n_codes, is_nominal, hist, offsets, stats,
             min_count, min_weight, hist_ratio, scratch_hist, scratch_codes, scratch_mask, out,
             out_mask, sorted_rows, sorted_slot, skip_missing, multiway, whole_weights,
@@ -282,8 +282,11 @@ def grow_depth_first(data, search, rng, kept, limits, parallel_min_rows, thresho
 
     Parameters (tuples, unpacked below; the arrays are the grower's own)
     ----------
-    data : (codes, rows, y_class, y_value, weight, is_classification, criterion, n_classes)
-        ``rows`` is ``arange(n)`` and is reordered node by node.
+    data : (feature_codes, rows, y_class, y_value, weight, is_classification, criterion, n_classes)
+        ``feature_codes[f, r]`` is the code of row ``r`` in feature ``f`` (the
+        dataset's codes transposed: C-contiguous however many features, so one
+        compilation serves every table); ``rows`` is ``arange(n)`` and is reordered
+        node by node.
     search : (n_codes, is_nominal, all_features, max_features, min_count, min_weight,
               hist_ratio, scratch_hist, scratch_codes, scratch_mask, sorted_rows,
               sorted_slot, skip_missing, multiway, whole_weights, sorted_scan)
@@ -482,13 +485,13 @@ def local_space(data, search):
     for subtrees of up to :data:`LOCAL_MAX_ROWS` rows where local mode can run (every
     feature numeric, no surrogate search), else None: numba then leaves local mode
     out of the loop's compilation."""
-    codes, rows, is_classification, n_classes = data[0], data[1], data[5], data[7]
+    feature_codes, rows, is_classification, n_classes = data[0], data[1], data[5], data[7]
     n_codes, is_nominal, skip_missing = search[0], search[1], search[12]
     if skip_missing or is_nominal.any():
         return None
     task = TASK_CLASSIFICATION if is_classification else TASK_REGRESSION
     return local_workspace(
-        codes,
+        feature_codes,
         np.int64(min(LOCAL_MAX_ROWS, rows.shape[0])),
         np.int64(task_channels(task, n_classes)),
         np.int64(n_codes.max() + 1),
@@ -598,7 +601,7 @@ def _grow(data, search, rng, kept, limits, parallel_min_rows, n_threads, thresho
     (:data:`COPY_MAX_BYTES`) is, with its rows renumbered from 0 in their order; its
     subtree's nodes are pushed and popped with bounds in the copy, read from the
     copy until the stack is back below it."""
-    codes, rows, y_class, y_value, weight, is_classification, criterion, _ = data
+    feature_codes, rows, y_class, y_value, weight, is_classification, criterion, _ = data
     n_codes, is_nominal, sorted_rows, multiway = search[0], search[1], search[10], search[13]
     sorted_codes = presorted_codes(search[15])
     stored_features, stored_rows, stored_offsets, store_min_rows = kept
@@ -833,12 +836,12 @@ def _grow(data, search, rng, kept, limits, parallel_min_rows, n_threads, thresho
             active = copied_rows(data, start, end, copy_space)
             copy_top = top
             start, end = np.int64(0), end - start
-        codes, rows, y_class, y_value, weight = active[:5]
+        feature_codes, rows, y_class, y_value, weight = active[:5]
         copy_flat(stack_out[top], split)
         if split[OUT_IS_SUBSET] != 0.0:
             copy_flat(stack_mask[top], mask)
         f = int(split[OUT_FEATURE])
-        codes_f = codes.T[f]  # (C-contiguous, as the Python loop passes it)
+        codes_f = feature_codes[f]
         missing_code = n_codes[f]
         n_children, known_missing = _partition(
             codes_f, rows, start, end, split, mask, missing_code, multiway, partition_buffer,

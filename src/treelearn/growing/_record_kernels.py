@@ -41,7 +41,7 @@ def _searched_nodes(limits, kind, child_ptr, children, n_samples, weight, impuri
 
 
 @njit(cache=True)
-def _send_to_children(codes, n_codes, rows, a, b, node, feature, kind, child_ptr, children,
+def _send_to_children(feature_codes, n_codes, rows, a, b, node, feature, kind, child_ptr, children,
                       category_ptr, category_child, missing_child, left_code, start, end,
                       child_of, buffer, counts):  # fmt: skip
     """Stable partition of the node's rows ``rows[a:b]`` among its children, as the
@@ -51,7 +51,7 @@ def _send_to_children(codes, n_codes, rows, a, b, node, feature, kind, child_ptr
     n_children = child_ptr[node + 1] - child_ptr[node]
     counts[:n_children] = 0
     for i in range(a, b):
-        code = np.int64(codes[rows[i], f])
+        code = np.int64(feature_codes[f, rows[i]])
         if code == missing_code:
             k = missing_child[node]
         elif kind[node] == NODE_THRESHOLD:
@@ -77,20 +77,21 @@ def _send_to_children(codes, n_codes, rows, a, b, node, feature, kind, child_ptr
 
 
 @njit(cache=True)
-def searched_node_tables(codes, y_class, weight, n_classes, n_codes, is_nominal, code_values,
-                         code_value_ptr, hist_ratio, scratch_hist, scratch_codes, limits, feature,
-                         kind, child_ptr, children, category_ptr, category_child, missing_child,
-                         left_code, n_samples, node_weight, impurity):  # fmt: skip
+def searched_node_tables(feature_codes, y_class, weight, n_classes, n_codes, is_nominal,
+                         code_values, code_value_ptr, hist_ratio, scratch_hist, scratch_codes,
+                         limits, feature, kind, child_ptr, children, category_ptr, category_child,
+                         missing_child, left_code, n_samples, node_weight,
+                         impurity):  # fmt: skip
     """The searched nodes of a Tree grown by the numba loop, and the textbook
     candidate table of each (``tables[j]`` of node ``nodes[j]``; thresholds
     left NaN: the grower puts them in).
 
-    ``codes``, ``y_class``, ``weight``: the training data the loop grew from;
+    ``feature_codes``, ``y_class``, ``weight``: the training data the loop grew from;
     ``limits``: its stop rules (``L_*`` slots); ``feature`` to ``missing_child``,
     ``n_samples``, ``node_weight``, ``impurity``: the Tree's arrays;
     ``left_code``: each split node's left code (numeric splits).
     """
-    n_rows, n_features = codes.shape
+    n_features, n_rows = feature_codes.shape
     searched = _searched_nodes(limits, kind, child_ptr, children, n_samples, node_weight,
                                impurity)  # fmt: skip
     nodes = np.flatnonzero(searched)
@@ -113,7 +114,7 @@ def searched_node_tables(codes, y_class, weight, n_classes, n_codes, is_nominal,
     for node in range(n_nodes):
         if searched[node]:
             evaluate_candidates(
-                codes, rows, start[node], end[node], y_class, weight, n_classes, n_codes,
+                feature_codes, rows, start[node], end[node], y_class, weight, n_classes, n_codes,
                 is_nominal, usable, code_values, code_value_ptr, 0.0, no_c45_rule, no_c45_rule,
                 hist_ratio, scratch_hist, scratch_codes, tables[j], no_sorted_rows,
                 no_sorted_slot,
@@ -121,8 +122,8 @@ def searched_node_tables(codes, y_class, weight, n_classes, n_codes, is_nominal,
             j += 1
         if kind[node] != NODE_LEAF:
             _send_to_children(
-                codes, n_codes, rows, start[node], end[node], node, feature, kind, child_ptr,
-                children, category_ptr, category_child, missing_child, left_code, start, end,
-                child_of, buffer, counts,
+                feature_codes, n_codes, rows, start[node], end[node], node, feature, kind,
+                child_ptr, children, category_ptr, category_child, missing_child, left_code, start,
+                end, child_of, buffer, counts,
             )  # fmt: skip
     return nodes, tables

@@ -24,8 +24,8 @@ def _per_row(values, rows):
 def copy_row_bytes(data):
     """Bytes a row of ``data`` takes in a copy (:func:`copied_rows`): its codes, its
     index, and those of its targets and weight that have an entry a row."""
-    codes, rows, y_class, y_value, weight = data[:5]
-    row_bytes = codes.shape[1] * codes.itemsize + rows.itemsize
+    feature_codes, rows, y_class, y_value, weight = data[:5]
+    row_bytes = feature_codes.shape[0] * feature_codes.itemsize + rows.itemsize
     for values_itemsize, per_row in (
         (y_class.itemsize, _per_row(y_class, rows)),
         (y_value.itemsize, _per_row(y_value, rows)),
@@ -39,9 +39,9 @@ def copy_row_bytes(data):
 @njit(cache=True)
 def new_copy_space(data, n_rows):
     """Flat arrays for :func:`copied_rows` of up to ``n_rows`` rows of ``data``."""
-    codes, rows, y_class, y_value, weight = data[:5]
+    feature_codes, rows, y_class, y_value, weight = data[:5]
     return (
-        np.empty(n_rows * codes.shape[1], dtype=codes.dtype),
+        np.empty(n_rows * feature_codes.shape[0], dtype=feature_codes.dtype),
         np.empty(n_rows, dtype=rows.dtype),
         np.empty(n_rows if _per_row(y_class, rows) else 0, dtype=y_class.dtype),
         np.empty(n_rows if _per_row(y_value, rows) else 0, dtype=y_value.dtype),
@@ -68,11 +68,11 @@ def copied_rows(data, start, end, space):
     (:func:`new_copy_space`): the same types, so the loop grows a node from the copy
     as from ``data``, the same splits. A target or weight array without an entry a
     row (the other task's placeholder; no weights) stays as it is."""
-    codes, rows, y_class, y_value, weight = data[:5]
+    feature_codes, rows, y_class, y_value, weight = data[:5]
     flat_codes, space_rows, space_class, space_value, space_weight = space
     n = end - start
-    by_feature = flat_codes[: n * codes.shape[1]].reshape((codes.shape[1], n))
-    copy_node_codes(codes, rows, start, end, by_feature)
+    by_feature = flat_codes[: n * feature_codes.shape[0]].reshape((feature_codes.shape[0], n))
+    copy_node_codes(feature_codes, rows, start, end, by_feature)
     copy_class = _copied_entries(y_class, rows, start, end, space_class)
     copy_value = _copied_entries(y_value, rows, start, end, space_value)
     copy_weight = _copied_entries(weight, rows, start, end, space_weight)
@@ -80,5 +80,5 @@ def copied_rows(data, start, end, space):
     for i in range(n):
         copy_rows[i] = i
     is_classification, criterion, n_classes = data[5:]
-    return (by_feature.T, copy_rows, copy_class, copy_value, copy_weight, is_classification,
+    return (by_feature, copy_rows, copy_class, copy_value, copy_weight, is_classification,
             criterion, n_classes)  # fmt: skip

@@ -57,7 +57,7 @@ class C45Growth:
             feature, kind, threshold, first_child, n_children, value, n_samples, weight,
             impurity, rec_node, rec_table, rec_feature, rec_average,
         ) = c45_kernels.grow_c45(
-            self.codes, self.y_class, self.weight, self.n_classes, self.n_codes,
+            self.feature_codes, self.y_class, self.weight, self.n_classes, self.n_codes,
             self.dataset.is_nominal, self.code_values, self.code_value_ptr,
             self.excluded_from_average, limits, bool(spec.threshold_cost),
             spec.threshold_at == "data", self.hist_ratio, self.scratch_hist, self.scratch_codes,
@@ -149,7 +149,7 @@ class C45Growth:
         usable = np.ones(self.n_features, dtype=np.uint8) if used is None else ~used
         spec = self.spec
         gain_ratio_kernels.evaluate_candidates(
-            self.codes, rows, start, end, self.y_class, self.weight, self.n_classes,
+            self.feature_codes, rows, start, end, self.y_class, self.weight, self.n_classes,
             self.n_codes, self.dataset.is_nominal, usable.astype(np.uint8), self.code_values,
             self.code_value_ptr, 0.0 if textbook else float(spec.min_branch_weight), not textbook,
             False if textbook else spec.threshold_cost, self.hist_ratio, self.scratch_hist,
@@ -176,7 +176,7 @@ class C45Growth:
         k = self.n_classes
         for f in np.flatnonzero(self.dataset.is_nominal & (self.n_codes > 2)):
             n_values = int(self.n_codes[f])
-            codes_f = self.codes[rows, f].astype(np.int64)
+            codes_f = self.feature_codes[f, rows].astype(np.int64)
             freq = np.bincount(codes_f * k + y, weights=weight, minlength=(n_values + 1) * k)
             freq = freq.reshape(n_values + 1, k)
             branch, gain, info = c45_value_groups(
@@ -203,7 +203,7 @@ class C45Growth:
         out, groups = node.split
         feature = int(out[cut_kernels.OUT_FEATURE])
         missing_code = int(self.n_codes[feature])
-        codes_f = self.codes[node.rows, feature].astype(np.int64)
+        codes_f = self.feature_codes[feature, node.rows].astype(np.int64)
         missing = codes_f == missing_code
         nominal = bool(self.dataset.is_nominal[feature])
         if groups is not None:

@@ -206,7 +206,9 @@ class Grower(NumbaLoopGrowth, C45Growth):
         self.n_features = dataset.n_features
         self.max_features = spec.max_features or self.n_features
         self.n_codes = dataset.n_codes
-        self.codes = dataset.codes
+        # ``feature_codes[f, r]``: row r's code of feature f, as the kernels read codes
+        # (C-contiguous whatever the number of features: one compilation for all).
+        self.feature_codes = np.ascontiguousarray(dataset.codes.T)
         self.split_records = {}
         # In this order: each step reads what the steps before it settled.
         self._take_targets(y, sample_weight)
@@ -317,7 +319,7 @@ class Grower(NumbaLoopGrowth, C45Growth):
                     "yet; use criterion='squared_error' or missing='learn'."
                 )
             self.surrogates = SurrogateSearch(
-                self.codes, self.n_codes, dataset.is_nominal, self.weight,
+                dataset.codes, self.n_codes, dataset.is_nominal, self.weight,
                 spec.max_surrogates, self.hist_ratio,
             )  # fmt: skip
         if self.fractional:
@@ -379,7 +381,7 @@ class Grower(NumbaLoopGrowth, C45Growth):
             self.sorted_scan = scan_buffer_kernels.sorted_scan_buffers(
                 numba.get_num_threads() if self.large_nodes_threaded else 1,
                 n if self.sorted_features.size else 0,
-                self.codes.dtype,
+                self.feature_codes.dtype,
                 unit_weights=not self.fractional and _are_ones(self.weight),
                 sorted_codes=self.sorted_codes,
             )
@@ -458,7 +460,7 @@ class Grower(NumbaLoopGrowth, C45Growth):
         if not self.sorted_features.size:
             return  # (a parallel kernel with nothing to do still wakes numba's threads)
         partition_kernels.counting_sort_columns(
-            self.codes, self.sorted_features, self.n_codes[self.sorted_features] + 1,
+            self.feature_codes, self.sorted_features, self.n_codes[self.sorted_features] + 1,
             self.sorted_rows, self.sorted_codes,
         )  # fmt: skip
 
@@ -528,7 +530,7 @@ class Grower(NumbaLoopGrowth, C45Growth):
         offsets = self.stored_offsets if node.hist is not None else self.no_offsets
         if self.robust:
             robust_kernels.find_best_split_robust(
-                self.codes,
+                self.feature_codes,
                 self.rows,
                 node.start,
                 node.end,
@@ -551,7 +553,7 @@ class Grower(NumbaLoopGrowth, C45Growth):
             and (self.max_features >= self.n_features)
         ):
             split_kernels.find_best_split_parallel(
-                self.codes, self.rows, node.start, node.end, self.y_class, self.y_value,
+                self.feature_codes, self.rows, node.start, node.end, self.y_class, self.y_value,
                 self.weight, self.is_classification, self.criterion, self.n_classes, order,
                 self.n_codes, self.dataset.is_nominal, hist, offsets, node.stats,
                 spec.min_samples_leaf, spec.min_weight_leaf, self.hist_ratio, self.out,
@@ -560,7 +562,7 @@ class Grower(NumbaLoopGrowth, C45Growth):
             )  # fmt: skip
         else:
             split_kernels.find_best_split(
-                self.codes,
+                self.feature_codes,
                 self.rows,
                 node.start,
                 node.end,
@@ -615,7 +617,7 @@ class Grower(NumbaLoopGrowth, C45Growth):
             return self._split_fractional(node)
         out, mask = node.split
         feature = int(out[cut_kernels.OUT_FEATURE])
-        codes_f = self.codes[:, feature]
+        codes_f = self.feature_codes[feature]
         missing_code = int(self.n_codes[feature])
         bounds, child_of_code, surrogates, known_missing = self._partition(node, feature, out, mask)
         bounds_array = np.asarray(bounds, dtype=np.int64)
@@ -669,7 +671,7 @@ class Grower(NumbaLoopGrowth, C45Growth):
         go to the most frequent category's child until C4.5's fractional
         rows arrive.
         """
-        codes_f = self.codes[:, feature]
+        codes_f = self.feature_codes[feature]
         missing_code = int(self.n_codes[feature])
         if mask is not None:
             if self.multiway:
@@ -759,7 +761,7 @@ class Grower(NumbaLoopGrowth, C45Growth):
     def _build_hist(self, start, end):
         hist = np.empty((int(self.stored_rows[-1]), self.n_channels))
         build_node_histograms(
-            self.codes,
+            self.feature_codes,
             self.rows,
             start,
             end,

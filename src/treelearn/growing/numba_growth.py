@@ -66,7 +66,7 @@ class NumbaLoopGrowth:
         # Passed even when not drawn from: a None would compile the loop once more.
         rng = self.rng if drawn else _UNDRAWN_RNG
         data = (
-            self.codes, self.rows, self.y_class, self.y_value, self.weight,
+            self.feature_codes, self.rows, self.y_class, self.y_value, self.weight,
             self.is_classification, self.criterion, self.n_classes,
         )  # fmt: skip
         search = (
@@ -139,7 +139,7 @@ class NumbaLoopGrowth:
         """``split_records`` of a Tree the numba loop grew, as the Python loop
         records them (:func:`~treelearn.growing._record_kernels.searched_node_tables`)."""
         nodes, tables = record_kernels.searched_node_tables(
-            self.codes, self.y_class, self.weight, self.n_classes, self.n_codes,
+            self.feature_codes, self.y_class, self.weight, self.n_classes, self.n_codes,
             self.dataset.is_nominal, self.code_values, self.code_value_ptr, self.hist_ratio,
             self.scratch_hist, self.scratch_codes, limits, tree.feature, tree.kind,
             tree.child_ptr, tree.children, tree.category_ptr, tree.category_child,

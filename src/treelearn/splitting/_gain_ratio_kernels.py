@@ -265,8 +265,8 @@ def scan_threshold_c45(
 
 @njit(cache=True)
 def c45_histogram(
-    f, codes, rows, start, end, y_class, weight, n_codes, is_nominal, hist_ratio, sorted_rows,
-    sorted_slot, scratch_hist, scratch_codes,
+    f, feature_codes, rows, start, end, y_class, weight, n_codes, is_nominal, hist_ratio,
+    sorted_rows, sorted_slot, scratch_hist, scratch_codes,
 ):  # fmt: skip
     """Class weights of feature ``f``'s codes at the node ``rows[start:end]``.
 
@@ -284,7 +284,7 @@ def c45_histogram(
     """
     n_node = end - start
     n_bins = n_codes[f] + 1
-    codes_f = codes[:, f]
+    codes_f = feature_codes[f]
     bin_codes = scratch_codes[n_node : 2 * n_node + 1]
     if is_nominal[f] or n_bins <= hist_ratio * n_node:
         hist = scratch_hist[:n_bins]
@@ -323,7 +323,7 @@ def c45_histogram(
 
 @njit(cache=True)
 def evaluate_candidates(
-    codes,
+    feature_codes,
     rows,
     start,
     end,
@@ -364,7 +364,7 @@ def evaluate_candidates(
             row[CAND_STATUS] = STATUS_SKIPPED
             continue
         hist, bin_codes, identity, n_known = c45_histogram(
-            f, codes, rows, start, end, y_class, weight, n_codes, is_nominal, hist_ratio,
+            f, feature_codes, rows, start, end, y_class, weight, n_codes, is_nominal, hist_ratio,
             sorted_rows, sorted_slot, scratch_hist, scratch_codes,
         )  # fmt: skip
         if is_nominal[f]:

@@ -194,7 +194,7 @@ HIST_KEPT, HIST_BUILT, HIST_COMPACT = 0, 1, 2
 @njit(cache=True, _nrt=False)
 def fill_feature_histogram(
     f,
-    codes,
+    feature_codes,
     rows,
     start,
     end,
@@ -225,7 +225,7 @@ def fill_feature_histogram(
     """
     n_node = end - start
     n_bins = n_codes[f] + 1
-    codes_f = codes[:, f]
+    codes_f = feature_codes[f]
     if node_hist_offsets[f] >= 0:
         return HIST_KEPT, n_bins - 1
     if is_nominal[f] or n_bins <= hist_ratio * n_node:
@@ -284,7 +284,7 @@ def scratch_codes_size(n_rows, max_bins, hist_ratio):
 @njit(cache=True)
 def evaluate_nominal_feature(
     f,
-    codes,
+    feature_codes,
     rows,
     start,
     end,
@@ -322,7 +322,7 @@ def evaluate_nominal_feature(
     else:
         hist = scratch_hist[:n_bins]
         build_histogram(
-            codes[:, f], rows, start, end, y_class, y_value, weight, is_classification, hist
+            feature_codes[f], rows, start, end, y_class, y_value, weight, is_classification, hist
         )
     if multiway:
         return scan_multiway(
@@ -444,7 +444,7 @@ def scan_sorted_rows(
 
 @njit(cache=True)
 def find_best_split(
-    codes,
+    feature_codes,
     rows,
     start,
     end,
@@ -478,6 +478,9 @@ def find_best_split(
 ):
     """Best split of the node ``rows[start:end]`` over the features in ``feature_order``.
 
+    ``feature_codes[f, r]`` is the code of row ``r`` in feature ``f``: the dataset's
+    code matrix transposed, C-contiguous whatever the number of features (so every
+    table takes one compilation; an (n, 1) matrix would be typed apart from wider ones).
     Features are visited in ``feature_order`` until ``max_features`` of them
     that are not constant at the node have been evaluated. A feature's
     statistics come from ``node_hist`` when ``node_hist_offsets[f] >= 0``
@@ -525,10 +528,12 @@ def find_best_split(
                            local, np.bool_(True))  # fmt: skip
         # A small node's feature in code order: its codes, its rows' places in the node.
         small_sort = (
-            np.empty(n_node if small else 0, dtype=codes.dtype),
+            np.empty(n_node if small else 0, dtype=feature_codes.dtype),
             np.empty(n_node if small else 0, dtype=np.int32),
         )
-        scan = _thread_scan(sorted_scan, np.int64(0), codes, n_node, sorted_rows.shape[0] > 0)
+        scan = _thread_scan(
+            sorted_scan, np.int64(0), feature_codes, n_node, sorted_rows.shape[0] > 0
+        )
     out[OUT_GAIN] = -np.inf
     out[OUT_FEATURE] = -1.0
     n_visited = 0
@@ -542,7 +547,7 @@ def find_best_split(
             # (Numeric features: one call without reference counting, which keeps
             # the best split in ``out`` itself.)
             n_present = evaluate_numeric_feature(
-                f, codes, rows, start, end, y_class, y_value, weight, is_classification,
+                f, feature_codes, rows, start, end, y_class, y_value, weight, is_classification,
                 criterion, n_codes, is_nominal, node_hist, node_hist_offsets, node_stats,
                 parent_cost, min_count, min_weight, hist_ratio, scratch_hist, scratch_codes,
                 sorted_rows, sorted_slot, skip_missing, small, local, small_sort, work, best,
@@ -554,8 +559,8 @@ def find_best_split(
         if out_mask is None:
             raise AssertionError("find_best_split: a nominal feature, no out_mask")
         n_present = evaluate_nominal_feature(
-            f, codes, rows, start, end, y_class, y_value, weight, is_classification, criterion,
-            n_classes, n_codes, node_hist, node_hist_offsets, node_stats, parent_cost,
+            f, feature_codes, rows, start, end, y_class, y_value, weight, is_classification,
+            criterion, n_classes, n_codes, node_hist, node_hist_offsets, node_stats, parent_cost,
             min_count, min_weight, scratch_hist, scratch_mask, skip_missing, multiway, best,
         )  # fmt: skip
         if n_present < 2:
@@ -566,7 +571,7 @@ def find_best_split(
 
 @njit(cache=True, _nrt=False)
 def evaluate_numeric_feature(
-    f, codes, rows, start, end, y_class, y_value, weight, is_classification, criterion,
+    f, feature_codes, rows, start, end, y_class, y_value, weight, is_classification, criterion,
     n_codes, is_nominal, node_hist, node_hist_offsets, node_stats, parent_cost, min_count,
     min_weight, hist_ratio, scratch_hist, scratch_codes, sorted_rows, sorted_slot, skip_missing,
     small, local, small_sort, work, best, out, whole_weights, sorted_scan,
@@ -604,7 +609,8 @@ def evaluate_numeric_feature(
     if small and node_hist_offsets[f] < 0:
         keys = small_sort[0][:n_node]
         order = small_sort[1][:n_node]
-        _sort_small_node(f, codes, rows, start, end, sorted_slot[f] >= 0 and compact, keys, order)
+        by_row_id = sorted_slot[f] >= 0 and compact
+        _sort_small_node(f, feature_codes, rows, start, end, by_row_id, keys, order)
         n_present = scan_sorted_rows(
             keys, order, n_node, n_codes[f], local[0], local[1], local[1], is_classification,
             node_stats, parent_cost, criterion, min_count, min_weight, work_rows, best,
@@ -621,7 +627,7 @@ def evaluate_numeric_feature(
             # Kept beside the rows (partitioned with them): read in sequence.
             _copy_codes(sorted_codes[slot, start:end], keys)
         else:
-            _gather_codes(codes, f, ordered, keys)
+            _gather_codes(feature_codes, f, ordered, keys)
         # (Rows of unit weight: their weights' row holds ones already.)
         gather_targets(ordered, np.int64(0), n_node, y_class, y_value, weight,
                        is_classification, gathered, not unit_weights)  # fmt: skip
@@ -636,9 +642,9 @@ def evaluate_numeric_feature(
         )  # fmt: skip
     else:
         path, n_known = fill_feature_histogram(
-            f, codes, rows, start, end, y_class, y_value, weight, is_classification, n_codes,
-            is_nominal, node_hist_offsets, hist_ratio, scratch_hist, scratch_codes, sorted_rows,
-            sorted_slot,
+            f, feature_codes, rows, start, end, y_class, y_value, weight, is_classification,
+            n_codes, is_nominal, node_hist_offsets, hist_ratio, scratch_hist, scratch_codes,
+            sorted_rows, sorted_slot,
         )  # fmt: skip
         first, stop = _histogram_rows(path, n_known, f, n_codes, node_hist_offsets)
         hist = node_hist[first:stop] if path == HIST_KEPT else scratch_hist[first:stop]
@@ -653,10 +659,10 @@ def evaluate_numeric_feature(
 
 
 @njit(cache=True, _nrt=False)
-def _gather_codes(codes, f, ordered, keys):
+def _gather_codes(feature_codes, f, ordered, keys):
     """``keys[i] = codes[ordered[i], f]``."""
     for i in range(ordered.shape[0]):
-        keys[i] = codes[ordered[i], f]
+        keys[i] = feature_codes[f, ordered[i]]
 
 
 @njit(cache=True, _nrt=False)
@@ -669,7 +675,7 @@ def _copy_codes(source, keys):
 
 @njit(cache=True)
 def _search_one_of_many(
-    f, codes, rows, start, end, y_class, y_value, weight, is_classification, criterion,
+    f, feature_codes, rows, start, end, y_class, y_value, weight, is_classification, criterion,
     n_classes, n_codes, is_nominal, node_hist, node_hist_offsets, node_stats, parent_cost,
     min_count, min_weight, hist_ratio, sorted_rows, sorted_slot, skip_missing, multiway,
     whole_weights, sorted_scan, best, mask,
@@ -694,7 +700,7 @@ def _search_one_of_many(
             raise AssertionError("find_best_split_parallel: a numeric feature, no sorted_scan")
         # The serial search's path (rows in code order scanned straight from
         # their presorted run when they have one).
-        scan = _thread_scan(sorted_scan, get_thread_id(), codes, n_node, presorted)
+        scan = _thread_scan(sorted_scan, get_thread_id(), feature_codes, n_node, presorted)
         scratch_codes = np.empty(
             0 if presorted else scratch_codes_size(n_node, n_bins, hist_ratio), dtype=np.int64
         )
@@ -704,17 +710,17 @@ def _search_one_of_many(
         own_out[OUT_FEATURE] = -1.0
         # (``small`` as a bool, not the literal False: see NO_CODE.)
         return evaluate_numeric_feature(
-            f, codes, rows, start, end, y_class, y_value, weight, is_classification,
+            f, feature_codes, rows, start, end, y_class, y_value, weight, is_classification,
             criterion, n_codes, is_nominal, node_hist, node_hist_offsets, node_stats,
             parent_cost, min_count, min_weight, hist_ratio, scratch_hist, scratch_codes,
             sorted_rows, sorted_slot, skip_missing, np.bool_(False), np.empty((2, 0)),
-            (np.empty(0, dtype=codes.dtype), np.empty(0, dtype=np.int32)), work, best,
+            (np.empty(0, dtype=feature_codes.dtype), np.empty(0, dtype=np.int32)), work, best,
             own_out, whole_weights, scan,
         )  # fmt: skip
     if mask is None:
         raise AssertionError("find_best_split_parallel: a nominal feature, no out_mask")
     return evaluate_nominal_feature(
-        f, codes, rows, start, end, y_class, y_value, weight, is_classification, criterion,
+        f, feature_codes, rows, start, end, y_class, y_value, weight, is_classification, criterion,
         n_classes, n_codes, node_hist, node_hist_offsets, node_stats, parent_cost, min_count,
         min_weight, scratch_hist, mask, skip_missing, multiway, best,
     )  # fmt: skip
@@ -722,7 +728,7 @@ def _search_one_of_many(
 
 @njit(cache=True, parallel=PRANGE_ONLY)
 def find_best_split_parallel(
-    codes,
+    feature_codes,
     rows,
     start,
     end,
@@ -776,7 +782,7 @@ def find_best_split_parallel(
     masks = if_present(out_mask, np.zeros((n_order, mask_width), dtype=np.uint8))
     for j in prange(n_order):
         present[j] = _search_one_of_many(
-            feature_order[j], codes, rows, start, end, y_class, y_value, weight,
+            feature_order[j], feature_codes, rows, start, end, y_class, y_value, weight,
             is_classification, criterion, n_classes, n_codes, is_nominal, node_hist,
             node_hist_offsets, node_stats, parent_cost, min_count, min_weight, hist_ratio,
             sorted_rows, sorted_slot, skip_missing, multiway, whole_weights, sorted_scan,

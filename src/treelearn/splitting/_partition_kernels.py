@@ -41,13 +41,13 @@ def counting_sort_rows(codes_f, n_bins, out, out_codes):
 
 
 @njit(cache=True, parallel=PRANGE_ONLY)
-def counting_sort_columns(codes, features, n_bins, out, out_codes):
-    """:func:`counting_sort_rows` of each column ``codes[:, features[s]]`` (``n_bins[s]``
-    codes) into ``out[s]`` and ``out_codes[s]`` (no rows: the codes are not written),
+def counting_sort_columns(feature_codes, features, n_bins, out, out_codes):
+    """:func:`counting_sort_rows` of each feature's codes ``feature_codes[features[s]]``
+    (``n_bins[s]`` codes) into ``out[s]`` and ``out_codes[s]`` (no rows: the codes are not written),
     the columns shared out among numba's threads."""
     for s in prange(features.shape[0]):
         codes_s = out_codes[s] if out_codes.shape[0] else out_codes.reshape(-1)[:0]
-        counting_sort_rows(codes[:, features[s]], n_bins[s], out[s], codes_s)
+        counting_sort_rows(feature_codes[features[s]], n_bins[s], out[s], codes_s)
 
 
 @njit(cache=True, inline="always")

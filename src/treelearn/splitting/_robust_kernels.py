@@ -670,7 +670,7 @@ def _node_cost(ctx, tree, crit, delta):
 
 @njit(cache=True)
 def find_best_split_robust(
-    codes,
+    feature_codes,
     rows,
     start,
     end,
@@ -732,11 +732,11 @@ def find_best_split_robust(
             if out_mask is None:
                 raise AssertionError("find_best_split_robust: a nominal feature, no out_mask")
             n_present = _scan_nominal(
-                codes[:, f], rows, start, n_bins, node, iwork, fwork, best, mask
+                feature_codes[f], rows, start, n_bins, node, iwork, fwork, best, mask
             )
         else:
             n_present = _scan_numeric(
-                codes[:, f], rows, start, n_codes[f], node, iwork, fwork, best
+                feature_codes[f], rows, start, n_codes[f], node, iwork, fwork, best
             )
         if n_present < 2:
             continue

@@ -77,25 +77,25 @@ def own_sorted_scan(sorted_scan, n_rows):
 
 
 @njit(cache=True)
-def _thread_scan(sorted_scan, thread, codes, n_node, presorted):
+def _thread_scan(sorted_scan, thread, feature_codes, n_node, presorted):
     """Thread ``thread``'s part of ``sorted_scan`` for a node of ``n_node`` rows; where
     it has no room for the node on that thread, :func:`_node_scan_buffers` (of the
     node's rows when features are ``presorted``, else of none); the presorted codes
     whenever it has them."""
     n_own = n_node if presorted else 0
     if thread >= sorted_scan[0].shape[0] or sorted_scan[2].shape[2] < n_own:
-        return _node_scan_buffers(codes, n_own, sorted_scan[1], sorted_scan[4])
+        return _node_scan_buffers(feature_codes, n_own, sorted_scan[1], sorted_scan[4])
     return (sorted_scan[0][thread], sorted_scan[1], sorted_scan[2][thread], sorted_scan[3],
             sorted_scan[4])  # fmt: skip
 
 
 @njit(cache=True)
-def _node_scan_buffers(codes, n_rows, positions, sorted_codes):
+def _node_scan_buffers(feature_codes, n_rows, positions, sorted_codes):
     """One thread's ``sorted_scan`` for a node of ``n_rows`` rows, made for it: keys of
     the code matrix's type, ``arange`` of the type of ``positions`` (those of
     :func:`sorted_scan_buffers`), the targets' rows, weights to be gathered, and
     ``sorted_codes``."""
     return (
-        np.empty(n_rows, dtype=codes.dtype), np.arange(n_rows).astype(positions.dtype),
+        np.empty(n_rows, dtype=feature_codes.dtype), np.arange(n_rows).astype(positions.dtype),
         np.empty((2, n_rows)), False, sorted_codes,
     )  # fmt: skip

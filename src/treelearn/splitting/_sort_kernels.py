@@ -145,13 +145,13 @@ def merge_sort_rows_by_code(codes_f, rows, start, end, out, work):
 
 
 @njit(cache=True)
-def _sort_small_node(f, codes, rows, start, end, by_row_id, keys, order):
+def _sort_small_node(f, feature_codes, rows, start, end, by_row_id, keys, order):
     """Node rows ``0..m-1`` ordered by feature ``f``'s code into ``order`` (their
     codes, sorted, into ``keys``): an insertion sort, ties kept in node order, or
     in row-id order when ``by_row_id`` (the order of the presorted rows)."""
     for i in range(end - start):
         r = rows[start + i]
-        code = codes[r, f]
+        code = feature_codes[f, r]
         j = i
         while j > 0 and (
             keys[j - 1] > code

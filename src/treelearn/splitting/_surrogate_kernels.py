@@ -280,7 +280,7 @@ def _insert_ranked(
 
 @njit(cache=True)
 def find_surrogates(
-    codes,
+    feature_codes,
     rows,
     start,
     end,
@@ -334,10 +334,10 @@ def find_surrogates(
     result = np.empty(3)
     mask = np.empty(out_mask.shape[1], dtype=np.uint8)
     n_kept = np.int64(0)  # (a literal 0 would compile _insert_ranked for it too)
-    for f in range(codes.shape[1]):
+    for f in range(feature_codes.shape[0]):
         if f == primary:
             continue
-        codes_f = codes[:, f]
+        codes_f = feature_codes[f]
         n_known = n_codes[f]
         left_code = -1
         right_code = -1
@@ -433,7 +433,7 @@ def find_surrogates(
 
 @njit(cache=True)
 def route_rows(
-    codes,
+    feature_codes,
     rows,
     start,
     end,
@@ -468,7 +468,7 @@ def route_rows(
         else:
             for k in range(n_surrogates):
                 f = sur_feature[k]
-                code = codes[r, f]
+                code = feature_codes[f, r]
                 if code >= n_codes[f]:
                     continue
                 if sur_is_nominal[k]:

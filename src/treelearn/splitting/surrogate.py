@@ -128,7 +128,9 @@ class SurrogateSearch:
             raise ValueError("n_codes and is_nominal need one entry per column of codes.")
         if weight.shape != (n,):
             raise ValueError("weight needs one entry per row of codes.")
-        self.codes = codes
+        # As the kernels read codes: feature by feature (C-contiguous, a copy only where
+        # ``codes`` is not in Fortran order).
+        self.feature_codes = np.ascontiguousarray(codes.T)
         self.n_codes = np.ascontiguousarray(n_codes, dtype=np.int64)
         self.is_nominal = np.ascontiguousarray(is_nominal, dtype=np.bool_)
         self.weight = np.ascontiguousarray(weight, dtype=np.float64)
@@ -183,7 +185,7 @@ class SurrogateSearch:
         -------
         NodeSurrogates
         """
-        if not 0 <= feature < self.codes.shape[1]:
+        if not 0 <= feature < self.feature_codes.shape[0]:
             raise ValueError(f"feature {feature} is not a column of codes.")
         if not 0 <= start < end <= rows.shape[0]:
             raise ValueError(f"[{start}, {end}) is not a non-empty range of rows.")
@@ -193,7 +195,7 @@ class SurrogateSearch:
         if sorted_rows is None or sorted_slot is None:
             sorted_rows, sorted_slot = self.no_sorted_rows, self.no_sorted_slot
         t_left, t_right = kernels.node_sides(
-            self.codes[:, feature],
+            self.feature_codes[feature],
             rows,
             start,
             end,
@@ -205,7 +207,7 @@ class SurrogateSearch:
             self.side,
         )
         k = kernels.find_surrogates(
-            self.codes, rows, start, end, self.weight, self.n_codes, self.is_nominal,
+            self.feature_codes, rows, start, end, self.weight, self.n_codes, self.is_nominal,
             int(feature), t_left, t_right, self.max_surrogates, self.hist_ratio, sorted_rows,
             sorted_slot, self.side, self.dense_w, self.dense_c, self.t_code, self.t_w, self.t_c,
             self.out_feature, self.out_left, self.out_right, self.out_reverse,
@@ -235,7 +237,7 @@ class SurrogateSearch:
         """
         n_routed = np.zeros(max(len(surrogates), 1), dtype=np.int64)
         kernels.route_rows(
-            self.codes, rows, start, end, self.n_codes, self.side, len(surrogates),
+            self.feature_codes, rows, start, end, self.n_codes, self.side, len(surrogates),
             surrogates.feature, surrogates.is_nominal, surrogates.left_code,
             surrogates.reverse, surrogates.mask if len(surrogates) else self.out_mask,
             surrogates.majority_child, child_of_row, n_routed,

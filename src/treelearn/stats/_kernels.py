@@ -202,60 +202,61 @@ def build_histogram(codes_f, rows, start, end, y_class, y_value, weight, is_clas
 
 
 @njit(cache=True, inline="always")
-def _stacked_pair(codes, features, offsets, hist, j):
+def _stacked_pair(feature_codes, features, offsets, hist, j):
     """The code column and the histogram of the ``j``-th feature of a stack."""
-    return codes[:, features[j]], hist[offsets[j] : offsets[j + 1]]
+    return feature_codes[features[j]], hist[offsets[j] : offsets[j + 1]]
 
 
 @njit(cache=True, _nrt=False)
-def _build_stack_part(first, last, codes, rows, start, end, row_weight, row_class, row_value,
-                      node_order, is_classification, unit_weights, features, offsets,
+def _build_stack_part(first, last, feature_codes, rows, start, end, row_weight, row_class,
+                      row_value, node_order, is_classification, unit_weights, features, offsets,
                       hist):  # fmt: skip
     """Histograms ``first:last`` of a stack (:func:`build_node_histograms`), four
     features a pass while four are left."""
     j = first
     while last - j >= 4:
         four = (
-            _stacked_pair(codes, features, offsets, hist, j),
-            _stacked_pair(codes, features, offsets, hist, j + 1),
-            _stacked_pair(codes, features, offsets, hist, j + 2),
-            _stacked_pair(codes, features, offsets, hist, j + 3),
+            _stacked_pair(feature_codes, features, offsets, hist, j),
+            _stacked_pair(feature_codes, features, offsets, hist, j + 1),
+            _stacked_pair(feature_codes, features, offsets, hist, j + 2),
+            _stacked_pair(feature_codes, features, offsets, hist, j + 3),
         )
         _build_together(four, rows, start, end, row_weight, row_class, row_value, node_order,
                         is_classification, unit_weights)  # fmt: skip
         j += 4
     if last - j >= 2:
         two = (
-            _stacked_pair(codes, features, offsets, hist, j),
-            _stacked_pair(codes, features, offsets, hist, j + 1),
+            _stacked_pair(feature_codes, features, offsets, hist, j),
+            _stacked_pair(feature_codes, features, offsets, hist, j + 1),
         )
         _build_together(two, rows, start, end, row_weight, row_class, row_value, node_order,
                         is_classification, unit_weights)  # fmt: skip
         j += 2
     if last - j == 1:
-        one = (_stacked_pair(codes, features, offsets, hist, j),)
+        one = (_stacked_pair(feature_codes, features, offsets, hist, j),)
         _build_together(one, rows, start, end, row_weight, row_class, row_value, node_order,
                         is_classification, unit_weights)  # fmt: skip
 
 
 @njit(cache=True, inline="always")
-def _build_stacked(first, last, codes, rows, start, end, y_class, y_value, weight,
+def _build_stacked(first, last, feature_codes, rows, start, end, y_class, y_value, weight,
                    is_classification, features, offsets, hist, gathered):  # fmt: skip
     """:func:`_build_stack_part` of the training arrays' targets or gathered ones."""
     unit_weights = weight.shape[0] == 0
     if gathered.shape[1]:
-        _build_stack_part(first, last, codes, rows, start, end, gathered[0], gathered[1],
+        _build_stack_part(first, last, feature_codes, rows, start, end, gathered[0], gathered[1],
                           gathered[1], True, is_classification, unit_weights, features, offsets,
                           hist)  # fmt: skip
     else:
-        _build_stack_part(first, last, codes, rows, start, end, weight, y_class, y_value, False,
-                          is_classification, unit_weights, features, offsets, hist)  # fmt: skip
+        _build_stack_part(first, last, feature_codes, rows, start, end, weight, y_class, y_value,
+                          False, is_classification, unit_weights, features, offsets,
+                          hist)  # fmt: skip
 
 
 @njit(cache=True, _nrt=False, inline="always")
 def build_node_histograms(
-    codes, rows, start, end, y_class, y_value, weight, is_classification, features, offsets, hist,
-    gathered,
+    feature_codes, rows, start, end, y_class, y_value, weight, is_classification, features,
+    offsets, hist, gathered,
 ):  # fmt: skip
     """Histograms of several features, stacked: feature ``features[j]`` in rows
     ``offsets[j]:offsets[j+1]`` of ``hist``, each zeroed first, as
@@ -278,14 +279,15 @@ def build_node_histograms(
     ``gathered`` it passes on cost a few atomic operations a node.
     """
     # (np.int64: numba would compile _build_stack_part for a literal 0 too.)
-    _build_stacked(np.int64(0), features.shape[0], codes, rows, start, end, y_class, y_value,
-                   weight, is_classification, features, offsets, hist, gathered)  # fmt: skip
+    _build_stacked(np.int64(0), features.shape[0], feature_codes, rows, start, end, y_class,
+                   y_value, weight, is_classification, features, offsets, hist,
+                   gathered)  # fmt: skip
 
 
 @njit(cache=True, parallel=PRANGE_ONLY)
 def build_node_histograms_parallel(
-    codes, rows, start, end, y_class, y_value, weight, is_classification, features, offsets, hist,
-    gathered, n_threads,
+    feature_codes, rows, start, end, y_class, y_value, weight, is_classification, features,
+    offsets, hist, gathered, n_threads,
 ):  # fmt: skip
     """:func:`build_node_histograms` with the features shared out among ``n_threads``
     of numba's threads, a run of them each (passed in: numba's thread count read in
@@ -294,9 +296,9 @@ def build_node_histograms_parallel(
     n_features = features.shape[0]
     n_parts = max(1, min(n_threads, n_features))
     for p in prange(n_parts):
-        _build_stacked(p * n_features // n_parts, (p + 1) * n_features // n_parts, codes, rows,
-                       start, end, y_class, y_value, weight, is_classification, features, offsets,
-                       hist, gathered)  # fmt: skip
+        _build_stacked(p * n_features // n_parts, (p + 1) * n_features // n_parts, feature_codes,
+                       rows, start, end, y_class, y_value, weight, is_classification, features,
+                       offsets, hist, gathered)  # fmt: skip
 
 
 @njit(cache=True, _nrt=False)
