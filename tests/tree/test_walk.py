@@ -377,6 +377,41 @@ def test_writable_and_read_only_inputs_share_the_walks_compilation():
             assert not signature[0].mutable, (kernel, signature)
 
 
+def test_a_loaded_tree_shares_the_walks_compilation(tmp_path):
+    """A grown Tree's arrays are read-only; unpickled ones are writable (or read-only
+    where joblib maps them from a file, and then only the large ones), and numba
+    compiles the walks apart for each. A loaded Tree makes its arrays read-only again:
+    it predicts as the grown one through the same compilation of every walk."""
+    joblib = pytest.importorskip("joblib")
+    X, y = _numeric_data(n=3000, holes=0.1)
+    models = [C45Classifier().fit(X, y), CARTClassifier(missing="surrogate").fit(X, y)]
+    for model in models:
+        joblib.dump(model, tmp_path / "model.joblib")
+        mapped = joblib.load(tmp_path / "model.joblib", mmap_mode="r")
+        assert isinstance(mapped.tree_.threshold, np.memmap)  # (a real memory map)
+        for loaded in (pickle.loads(pickle.dumps(model)), mapped):
+            for name, value in vars(loaded.tree_).items():
+                if isinstance(value, np.ndarray):
+                    assert not value.flags.writeable, name
+            np.testing.assert_array_equal(loaded.predict(X), model.predict(X))
+            np.testing.assert_array_equal(loaded.predict_proba(X), model.predict_proba(X))
+            assert (loaded.decision_path(X) != model.decision_path(X)).nnz == 0
+    tuples = {
+        _traverse.walk_rows: (3, 4),
+        _traverse.walk_rows_parallel: (3, 4),
+        _traverse.path_nodes: (1, 2),
+        _traverse.weighted_leaf_values: (2, 3),
+    }
+    assert _traverse.walk_rows.signatures or _traverse.walk_rows_parallel.signatures
+    assert _traverse.path_nodes.signatures and _traverse.weighted_leaf_values.signatures
+    for kernel, positions in tuples.items():
+        for signature in kernel.signatures:
+            for position in positions:
+                assert all(not array.mutable for array in signature[position]), (kernel, signature)
+    for signature in _traverse.depth_first_layout.signatures:
+        assert not signature[0].mutable and not signature[1].mutable, signature
+
+
 @pytest.mark.parametrize("method", ["predict", "apply", "predict_proba"])
 def test_infinite_values_name_the_column(method):
     X, y = _numeric_data(holes=0.0, n=200)

@@ -47,6 +47,7 @@ import narwhals.stable.v2 as nw
 import numpy as np
 import pandas as pd
 
+from treelearn._arrays import read_only
 from treelearn.data import _kernels
 from treelearn.exceptions import DataError, ParameterError, SchemaMismatchError
 
@@ -391,13 +392,6 @@ def no_missing(n_rows):
     """The missing mask of a column without a missing value: all False, read-only, and
     taking no memory (a zero-stride view of one ``False``)."""
     return np.broadcast_to(np.False_, (n_rows,))
-
-
-def read_only(values):
-    """A read-only view of ``values`` (the caller's array itself stays writable)."""
-    view = values.view()
-    view.flags.writeable = False
-    return view
 
 
 def _numeric_values(values, name, missing=None):

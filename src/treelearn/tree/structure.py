@@ -53,6 +53,7 @@ from functools import cached_property
 import numba
 import numpy as np
 
+from treelearn._arrays import read_only
 from treelearn._dtypes import (
     MISSING_BY_WEIGHT,
     NO_CHILD,
@@ -137,10 +138,7 @@ def _kernel_matrix(X):
     matrix takes the one compilation of the walks and of pruning.)"""
     dtype = np.float32 if X.dtype == np.float32 else np.float64
     matrix = np.ascontiguousarray(X, dtype=dtype)
-    if matrix.flags.writeable:
-        matrix = matrix.view()
-        matrix.flags.writeable = False
-    return matrix
+    return read_only(matrix) if matrix.flags.writeable else matrix
 
 
 def float32_floor(threshold):
@@ -390,6 +388,16 @@ class Tree:
         for name in ("_layout", "_records32", "_records64", "_payloads", "_hot_arrays"):
             state.pop(name, None)
         return state
+
+    def __setstate__(self, state):
+        """The arrays read-only again, as :meth:`__post_init__` leaves them (unpickled
+        arrays are writable, or read-only where joblib maps them from a file, and numba
+        compiles the walks apart for each: a loaded Tree shares a grown one's)."""
+        for name in (*_ARRAY_DTYPES, *_SURROGATE_DTYPES):
+            array = state.get(name)
+            if isinstance(array, np.ndarray) and array.flags.writeable:
+                array.setflags(write=False)
+        self.__dict__.update(state)
 
     @cached_property
     def splits_missing_by_weight(self):
