@@ -148,8 +148,10 @@ def test_map_on_threads_stops_at_an_exception_and_raises_it(raising_thread):
     assert len(started) == count
 
 
-def _task_count():
-    return len(os.listdir("/proc/self/task"))
+def _task_ids():
+    """The process's threads (their ids): compared as sets, so that a thread of an
+    earlier test that ends meanwhile does not count."""
+    return set(os.listdir("/proc/self/task"))
 
 
 @pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="needs Linux's /proc")
@@ -166,14 +168,15 @@ def test_released_openmp_workers_end_and_come_back():
         if _gnu_openmp_pause() is None:
             pytest.skip("numba does not run on GNU OpenMP here")
         release_openmp_workers()  # (whatever workers earlier kernels left)
-        without_workers = _task_count()
+        without_workers = _task_ids()
         gather_matrix_rows_parallel(matrix, positions, columns, out)
-        assert _task_count() == without_workers + 1  # (the one worker of two threads)
+        worker = _task_ids() - without_workers
+        assert len(worker) == 1  # (the one worker of two threads)
         release_openmp_workers()
-        assert _task_count() == without_workers
+        assert not worker & _task_ids()  # (it ended)
         out[:] = 0
         gather_matrix_rows_parallel(matrix, positions, columns, out)
         np.testing.assert_array_equal(out, matrix[positions][:, columns].T)
-        assert _task_count() == without_workers + 1  # (started again)
+        assert len(_task_ids() - without_workers) == 1  # (started again)
     finally:
         numba.set_num_threads(threads_before)

@@ -4,9 +4,9 @@
 def read_only(values):
     """A read-only view of ``values`` (the caller's array itself keeps its flags).
 
-    numba compiles a kernel apart for a read-only array argument; the arrays that
-    reach a kernel both ways (the user's, a loaded model's) are handed to it as
-    read-only views, so every kernel is compiled once for them.
+    numba compiles a kernel apart for a read-only array argument; input that may come
+    either way (the user's columns and prediction matrices) is handed to the kernels as
+    read-only views, so each kernel is compiled once for it.
     """
     view = values.view()
     view.flags.writeable = False
