@@ -12,7 +12,7 @@ from treelearn.exceptions import DataError, ParameterError, SchemaMismatchError
 from treelearn.pruning import is_subtree, prune_reduced_error, prune_validation
 from treelearn.pruning._common import leaf_losses, read_rows
 from treelearn.pruning.reduced_error import reduced_error_leaves
-from treelearn.tree import TreeBuilder
+from treelearn.tree import TreeBuilder, _traverse
 
 
 @pytest.fixture(scope="module")
@@ -150,3 +150,23 @@ def test_c45_trees_are_judged_by_their_own_predictions():
         assert is_subtree(pruned.tree_, model.tree_)
         again = prune_reduced_error(pruned, X_val, y_val, ties=ties)
         assert again.tree_.node_count == pruned.tree_.node_count
+
+
+def test_judging_combined_rows_shares_the_walks_compilation():
+    """The rows a C4.5 tree classifies by combining leaves are judged by the
+    prediction kernel on a copy of the node kinds (cut nodes marked as leaves),
+    read through a read-only view as every Tree array is: the pruning adds no
+    compilation of the walk to the one ``predict_proba`` made."""
+    X, y = make_classification(600, 4, n_informative=3, n_redundant=0, random_state=3)
+    X[np.random.default_rng(4).random(X.shape) < 0.15] = np.nan
+    model = C45Classifier(pruning=None, collapse=False).fit(X[:400], y[:400])
+    X_val, y_val = X[400:], y[400:]
+    assert model.tree_.missing_child.min() == MISSING_BY_WEIGHT
+    model.predict_proba(X_val)  # (combines leaves for the rows with a missing value)
+    walks = (_traverse.weighted_leaf_values, _traverse._child)
+    predicted = {kernel: set(kernel.signatures) for kernel in walks}
+    pruned = prune_reduced_error(model, X_val, y_val)
+    assert pruned.get_n_leaves() < model.get_n_leaves()  # (cuts were judged)
+    # (Compared with the signatures before the pruning, not all of the process's:
+    # another test may call a walk with arrays of its own.)
+    assert {kernel: set(kernel.signatures) for kernel in walks} == predicted

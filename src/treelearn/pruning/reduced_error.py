@@ -21,6 +21,7 @@ the tree, which growth would not have decided yet).
 
 import numpy as np
 
+from treelearn._arrays import read_only
 from treelearn._dtypes import NODE_LEAF
 from treelearn.pruning._common import (
     check_choice,
@@ -61,7 +62,10 @@ class _CombinedRows:
         self.target, self.weight = target[rows], weight[rows]
         nodes, self.surrogates = tree._kernel_args()
         self.kind = tree.kind.copy()
-        self.nodes = (nodes[0], self.kind, *nodes[2:])
+        # The kernels read the copy through a read-only view (it shows the marks
+        # below), as they read every Tree's arrays: the walk compiled for
+        # predict_proba serves, not a second compilation for a writable array.
+        self.nodes = (nodes[0], read_only(self.kind), *nodes[2:])
         totals = tree.value.sum(axis=1, keepdims=True)
         with np.errstate(invalid="ignore", divide="ignore"):
             self.proba = np.where(
