@@ -4,7 +4,7 @@ The slots of a search's ``out`` array, the typed constants the scans pass on,
 the one step every candidate cut goes through (the leaf constraints on both
 sides, the gain, kept when higher: :func:`_try_cut`, :func:`_keep_cut`), its
 branch-free form for the three-pass scans (:func:`_allowed_gain`,
-:func:`_keep_first_best_cut`, :func:`cuts_fit`), and the tie rule between
+:func:`keep_first_best_cut`, :func:`cuts_fit`), and the tie rule between
 features (:func:`keep_if_better`). Every scan module imports them, so they sit
 below all of them. The tie rule, ``_nrt=False`` and inlining are described in
 :mod:`treelearn.splitting._kernels`.
@@ -97,11 +97,12 @@ def _try_missing_apart(prev, left, missing, has_missing, parent_cost, criterion,
                   min_weight, best, prev, NO_CODE, 0.0)  # fmt: skip
 
 
-#: Rows of the three-pass scans' scratch (``cut_rows``): four sums at each cut
+#: Rows of the three-pass scans' scratch (``cut_rows``): four sums at each cut, the
+#: first its left rows
 #: (:func:`~treelearn.splitting._value_scan_kernels.scan_sorted_values_by_cuts`,
 #: :func:`~treelearn.splitting._gini_scan_kernels.scan_sorted_whole_gini_by_cuts`),
-#: each cut's gain, each run's code.
-N_CUT_ROWS = 6
+#: then each cut's gain.
+N_CUT_ROWS = 5
 
 
 @njit(cache=True, inline="always")
@@ -120,12 +121,11 @@ def _allowed_gain(parent_cost, cost_left, cost_right, n_left, w_left, n_right, w
 
 
 @njit(cache=True, _nrt=False)
-def _keep_first_best_cut(cut_rows, n_cuts, best):
-    """``best`` of the first of the ``n_cuts`` cuts with the highest gain in
-    ``cut_rows`` (:data:`N_CUT_ROWS`), missing rows right (none there); no cut
-    when every gain is ``-inf``."""
-    # In registers: ``best`` might share memory with ``cut_rows``, so a store to
-    # it in the loop would reload the gains.
+def _first_best_cut(cut_rows, n_cuts):
+    """``(gain, rows left)`` of the first of the ``n_cuts`` cuts with the highest
+    gain in ``cut_rows`` (:data:`N_CUT_ROWS`): its gain and its left side's row
+    count (``cut_rows[0]``); ``(-inf, 0)`` when every gain is ``-inf``."""
+    # In registers: the gains are read once, nothing is stored in the loop.
     best_gain = -np.inf
     best_cut = -1
     for c in range(n_cuts):
@@ -133,9 +133,22 @@ def _keep_first_best_cut(cut_rows, n_cuts, best):
         better = gain > best_gain
         best_gain = gain if better else best_gain
         best_cut = c if better else best_cut
-    best[0] = best_gain
-    best[1] = cut_rows[5, best_cut] if best_cut >= 0 else -1.0
-    best[2] = cut_rows[5, best_cut + 1] if best_cut >= 0 else -1.0
+    return best_gain, (np.int64(cut_rows[0, best_cut]) if best_cut >= 0 else np.int64(0))
+
+
+@njit(cache=True, inline="always")
+def keep_first_best_cut(cut_rows, n_cuts, keys, best):
+    """``best`` of the first of the ``n_cuts`` cuts with the highest gain in
+    ``cut_rows`` (:func:`_first_best_cut`) of a node's rows in code order (``keys``),
+    missing rows right (none there); no cut when every gain is ``-inf``. A cut with
+    ``k`` rows on its left lies between the codes ``keys[k - 1]`` and ``keys[k]``:
+    the scans store no code per cut (a store, a conversion and an address a row
+    fewer in their first pass). Inlined, so that it is not compiled for every dtype
+    of ``keys``."""
+    gain, rows_left = _first_best_cut(cut_rows, np.int64(n_cuts))
+    best[0] = gain
+    best[1] = keys[rows_left - 1] if rows_left > 0 else -1.0
+    best[2] = keys[rows_left] if rows_left > 0 else -1.0
     best[3] = 0.0
 
 

@@ -19,8 +19,8 @@ from numba import njit
 from treelearn.splitting._cut_kernels import (
     NO_CODE,
     _allowed_gain,
-    _keep_first_best_cut,
     _keep_if_higher,
+    keep_first_best_cut,
 )
 from treelearn.stats._kernels import weight_at
 
@@ -210,8 +210,7 @@ def whole_gini_by_cuts_inlined(keys, order, m, row_weight, row_class, total, par
     sq_left = 0.0
     left[:] = 0.0
     w_left = 0.0
-    n_cuts = np.int64(0)  # (a literal 0 would compile _keep_first_best_cut for it too)
-    cut_rows[5, 0] = keys[0]
+    at = np.uint64(0)  # the cut the row's sums go to (unsigned, as in _value_cut_sums)
     for i in range(m - 1):
         j = np.uint64(order[i])  # (unsigned: see _partition_orders of local mode)
         c = np.uint64(1 + int(row_class[j]))
@@ -223,14 +222,14 @@ def whole_gini_by_cuts_inlined(keys, order, m, row_weight, row_class, total, par
         # Written at every row, kept (the count moves on) at a run's last: no
         # branch to mispredict where runs are short and uneven (512 rows over
         # 255 codes: 5.9 -> 3.7 ns a row). A cut after row i has i + 1 rows left.
-        cut_rows[0, n_cuts] = i + 1.0
+        cut_rows[0, at] = i + 1.0
         if row_weight is not None:
             w_left += w
-            cut_rows[1, n_cuts] = w_left
-        cut_rows[2, n_cuts] = sq_left
-        cut_rows[3, n_cuts] = sq_right
-        n_cuts += keys[i + 1] != keys[i]
-        cut_rows[5, n_cuts] = keys[i + 1]
+            cut_rows[1, at] = w_left
+        cut_rows[2, at] = sq_left
+        cut_rows[3, at] = sq_right
+        at += np.uint64(keys[i + 1] != keys[i])
+    n_cuts = np.int64(at)
     total_n = total[0]
     for k in range(n_cuts):
         # (_keep_gini_cut's tests as a selection: the loop has no branch.)
@@ -242,7 +241,7 @@ def whole_gini_by_cuts_inlined(keys, order, m, row_weight, row_class, total, par
         cut_rows[4, k] = _allowed_gain(parent_cost, cost_left, cost_right, n_cut, w_cut,
                                        total_n - n_cut, w_right, min_count,
                                        min_weight)  # fmt: skip
-    _keep_first_best_cut(cut_rows, n_cuts, best)
+    keep_first_best_cut(cut_rows, n_cuts, keys, best)
     return n_cuts + 1
 
 

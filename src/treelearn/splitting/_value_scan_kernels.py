@@ -18,9 +18,9 @@ from numba import njit
 from treelearn.splitting._cut_kernels import (
     NO_CODE,
     _allowed_gain,
-    _keep_first_best_cut,
     _keep_if_higher,
     cuts_fit,
+    keep_first_best_cut,
 )
 from treelearn.stats._kernels import value_row_added, weight_at
 
@@ -155,8 +155,8 @@ def values_by_cuts_inlined(keys, order, m, row_weight, row_value, total, parent_
     (nodes of 16 to 256 rows: 0.82-0.86 of the time).
     """
     n_cuts = _value_cut_sums(keys, order, m, row_weight, row_value, cut_rows)
-    _score_value_cuts(cut_rows, n_cuts, row_weight, total, parent_cost, min_count, min_weight,
-                      best)  # fmt: skip
+    _score_value_cuts(cut_rows, n_cuts, keys, row_weight, total, parent_cost, min_count,
+                      min_weight, best)  # fmt: skip
     return n_cuts + 1
 
 
@@ -187,8 +187,9 @@ def _value_cut_sums(keys, order, m, row_weight, row_value, cut_rows):
     group_w = 0.0
     group_s = 0.0
     group_sq = 0.0
-    n_cuts = np.int64(0)  # (a literal 0 would compile _keep_first_best_cut for it too)
-    cut_rows[5, 0] = keys[0]
+    # Unsigned: numba adds a signed index's length where it is negative, a few
+    # instructions for each of the row's stores.
+    n_cuts = np.uint64(0)
     # No branch on the end of a run of one code (mispredicted where runs are short
     # and uneven; 512 rows over 255 codes: 5.2 -> 3.7 ns a row): the cut is written
     # at every row and kept (the count moves on) at a run's last, and the run's
@@ -219,17 +220,16 @@ def _value_cut_sums(keys, order, m, row_weight, row_value, cut_rows):
             left_w += group_w * ended
         left_s += group_s * ended
         left_sq += group_sq * ended
-        n_cuts += ends
-        cut_rows[5, n_cuts] = keys[i + 1]
-    return n_cuts
+        n_cuts += np.uint64(ends)
+    return np.int64(n_cuts)
 
 
 @njit(cache=True, inline="always")
-def _score_value_cuts(cut_rows, n_cuts, row_weight, total, parent_cost, min_count, min_weight,
-                      best):  # fmt: skip
+def _score_value_cuts(cut_rows, n_cuts, keys, row_weight, total, parent_cost, min_count,
+                      min_weight, best):  # fmt: skip
     """The second and third passes of :func:`values_by_cuts_inlined`: every cut's gain
     from its sums in ``cut_rows`` (a loop without branches), then the first best
-    into ``best``."""
+    into ``best`` (its codes from ``keys``)."""
     total_n = total[0]
     total_w = total[1]
     total_s = total[2]
@@ -252,7 +252,7 @@ def _score_value_cuts(cut_rows, n_cuts, row_weight, total, parent_cost, min_coun
         cut_rows[4, c] = _allowed_gain(parent_cost, cost_left, cost_right, n_left, w_left,
                                        total_n - n_left, w_right, min_count,
                                        min_weight)  # fmt: skip
-    _keep_first_best_cut(cut_rows, n_cuts, best)
+    keep_first_best_cut(cut_rows, n_cuts, keys, best)
 
 
 @njit(cache=True, inline="always")
@@ -275,15 +275,13 @@ def value_cut_pairs_inlined(keys_a, order_a, keys_b, order_b, m, row_value, tota
     group_s_a = 0.0
     group_sq_a = 0.0
     stays_a = 1.0
-    n_cuts_a = np.int64(0)  # (np.int64: a literal 0 would compile _keep_first_best_cut again)
+    n_cuts_a = np.uint64(0)  # (unsigned, as in _value_cut_sums)
     left_s_b = 0.0
     left_sq_b = 0.0
     group_s_b = 0.0
     group_sq_b = 0.0
     stays_b = 1.0
-    n_cuts_b = np.int64(0)
-    cut_a[5, 0] = keys_a[0]
-    cut_b[5, 0] = keys_b[0]
+    n_cuts_b = np.uint64(0)
     for i in range(m - 1):
         rows_left = i + 1.0
         j_a = np.uint64(order_a[i])  # (unsigned: see _partition_orders of local mode)
@@ -310,15 +308,13 @@ def value_cut_pairs_inlined(keys_a, order_a, keys_b, order_b, m, row_value, tota
         left_s_b += group_s_b * ended_b
         left_sq_a += group_sq_a * ended_a
         left_sq_b += group_sq_b * ended_b
-        n_cuts_a += ends_a
-        n_cuts_b += ends_b
-        cut_a[5, n_cuts_a] = keys_a[i + 1]
-        cut_b[5, n_cuts_b] = keys_b[i + 1]
-    _score_value_cuts(cut_a, n_cuts_a, None, total, parent_cost, min_count, min_weight,
-                      best_a)  # fmt: skip
-    _score_value_cuts(cut_b, n_cuts_b, None, total, parent_cost, min_count, min_weight,
-                      best_b)  # fmt: skip
-    return n_cuts_a + 1, n_cuts_b + 1
+        n_cuts_a += np.uint64(ends_a)
+        n_cuts_b += np.uint64(ends_b)
+    _score_value_cuts(cut_a, np.int64(n_cuts_a), keys_a, None, total, parent_cost, min_count,
+                      min_weight, best_a)  # fmt: skip
+    _score_value_cuts(cut_b, np.int64(n_cuts_b), keys_b, None, total, parent_cost, min_count,
+                      min_weight, best_b)  # fmt: skip
+    return np.int64(n_cuts_a) + 1, np.int64(n_cuts_b) + 1
 
 
 @njit(cache=True, _nrt=False)
