@@ -951,7 +951,11 @@ def test_whole_weight_gini_scan_matches_the_channel_row_scan(
     order = np.argsort(codes, kind="stable").astype(np.int64)
     keys = codes[order].astype(np.int64)
     results = []
-    scratch = [(False, None, False), (True, None, False), (True, np.full((N_CUT_ROWS, m), np.nan), False)]
+    scratch = [
+        (False, None, False),
+        (True, None, False),
+        (True, np.full((N_CUT_ROWS, m), np.nan), False),
+    ]
     if unit:
         scratch.append((True, np.full((N_CUT_ROWS, m), np.nan), True))
     for whole_weights, cut_rows, unit_weights in scratch:
