@@ -51,10 +51,14 @@ from treelearn.splitting._cut_kernels import (
     cuts_fit,
     keep_split_if_better,
 )
-from treelearn.splitting._gini_scan_kernels import whole_gini_by_cuts_inlined
+from treelearn.splitting._gini_scan_kernels import (
+    scan_sorted_whole_gini_by_cuts,
+    whole_gini_by_cuts_inlined,
+)
 from treelearn.splitting._kernels import scan_sorted_rows
 from treelearn.splitting._sort_kernels import sort_rows_by_code
 from treelearn.splitting._value_scan_kernels import (
+    scan_sorted_values_by_cuts,
     value_cut_pairs_inlined,
     value_cuts_fit,
     values_by_cuts_inlined,
@@ -488,6 +492,8 @@ def _search_few(few_ws, node_rows, targets, cut_rows, settings, order, criterion
     n_codes, max_features, min_count, min_weight, whole_weights, unit_weights, pairs_settle = (
         settings
     )
+    values_by_cuts = unit_weights and not is_classification and criterion == SQUARED_ERROR
+    gini_by_cuts = unit_weights and is_classification and criterion == GINI and whole_weights
     p = node_rows[a]
     q = node_rows[a + 1]
     r = node_rows[a + m - 1]  # (q again for two rows: never read)
@@ -539,13 +545,25 @@ def _search_few(few_ws, node_rows, targets, cut_rows, settings, order, criterion
             best[3] = pattern_missing_left[pattern]
             keep_split_if_better(out, f, best, NUMERIC)
             continue
-        # (_scan_run's choice of scan, called: a few scans a node, where inlining them
-        # made full-depth regression 3% slower.)
-        n_present = scan_sorted_rows(
-            spare_keys, spare_rows, m, missing_code, targets[0], row_class, targets[1],
-            is_classification, stats, parent_cost, criterion, min_count, min_weight,
-            work_rows, best, whole_weights, cut_rows, unit_weights,
-        )  # fmt: skip
+        # _scan_run's choice of scan, its three-pass scans called straight (a few scans
+        # a node, where inlining them made full-depth regression 3% slower; through
+        # scan_sorted_rows, a call of 18 arguments more).
+        if values_by_cuts and value_cuts_fit(cut_rows, spare_keys, m, missing_code):
+            n_present = scan_sorted_values_by_cuts(
+                spare_keys, spare_rows, m, None, targets[1], stats, parent_cost, min_count,
+                min_weight, best, cut_rows,
+            )  # fmt: skip
+        elif gini_by_cuts and cuts_fit(cut_rows, spare_keys, m, missing_code):
+            n_present = scan_sorted_whole_gini_by_cuts(
+                spare_keys, spare_rows, m, None, row_class, stats, parent_cost, min_count,
+                min_weight, best, work_rows[0], cut_rows,
+            )  # fmt: skip
+        else:
+            n_present = scan_sorted_rows(
+                spare_keys, spare_rows, m, missing_code, targets[0], row_class, targets[1],
+                is_classification, stats, parent_cost, criterion, min_count, min_weight,
+                work_rows, best, whole_weights, cut_rows, unit_weights,
+            )  # fmt: skip
         if n_present >= 2:
             n_visited += 1
             keep_split_if_better(out, f, best, NUMERIC)
