@@ -180,7 +180,8 @@ def _run_ends(key, next_key):
 def _value_cut_sums(keys, order, m, row_weight, row_value, cut_rows):
     """The first pass of :func:`values_by_cuts_inlined`: the left side's sums at
     every cut into ``cut_rows`` (each cut's left rows, weight, sum and sum of
-    squares; the run's code after it); returns the number of cuts."""
+    squares; its codes are read from ``keys`` once the best is known); returns the
+    number of cuts."""
     left_w = 0.0
     left_s = 0.0
     left_sq = 0.0
