@@ -345,6 +345,32 @@ def _present_classes(node_rows, a, b, row_class, stats, class_map, present_class
     return present_class, present_stats[: 1 + n_present]
 
 
+@njit(cache=True, inline="always")
+def _three_pass_scans(criterion, is_classification, whole_weights, unit_weights):
+    """Which unit-weight three-pass scan a node may take, as
+    :func:`~treelearn.splitting._kernels.scan_sorted_rows` chooses it: ``(values, gini)``,
+    squared error's and whole-weight Gini's."""
+    values = unit_weights and not is_classification and criterion == SQUARED_ERROR
+    gini = unit_weights and is_classification and criterion == GINI and whole_weights
+    return values, gini
+
+
+#: :func:`_three_pass_scan`'s answers.
+NO_THREE_PASS, THREE_PASS_VALUES, THREE_PASS_GINI = 0, 1, 2
+
+
+@njit(cache=True, inline="always")
+def _three_pass_scan(values_by_cuts, gini_by_cuts, cut_rows, keys, m, missing_code):
+    """The three-pass scan a feature's run of ``m`` rows in code order (``keys``) takes
+    (:func:`_three_pass_scans`' flags): :data:`THREE_PASS_VALUES`,
+    :data:`THREE_PASS_GINI`, or :data:`NO_THREE_PASS` (``scan_sorted_rows`` scans it)."""
+    if values_by_cuts and value_cuts_fit(cut_rows, keys, m, missing_code):
+        return THREE_PASS_VALUES
+    if gini_by_cuts and cuts_fit(cut_rows, keys, m, missing_code):
+        return THREE_PASS_GINI
+    return NO_THREE_PASS
+
+
 @njit(cache=True, error_model="numpy", _nrt=False)
 def _search_local(search_ws, settings, order, limits, criterion, is_classification, a, b,
                   source, stats_rows, k, node_weight, best, out_rows):  # fmt: skip
@@ -388,8 +414,8 @@ def _search_local(search_ws, settings, order, limits, criterion, is_classificati
                     is_classification, a, m, stats, parent_cost, row_class, work_rows, best,
                     out)  # fmt: skip
         return split_admissible(out, limits, node_weight)
-    values_by_cuts = unit_weights and not is_classification and criterion == SQUARED_ERROR
-    gini_by_cuts = unit_weights and is_classification and criterion == GINI and whole_weights
+    values_by_cuts, gini_by_cuts = _three_pass_scans(criterion, is_classification, whole_weights,
+                                                     unit_weights)  # fmt: skip
     n_visited = 0
     n_order = order.shape[0]
     j = 0
@@ -444,10 +470,11 @@ def _scan_run(keys, rows, m, missing_code, targets, row_class, stats, parent_cos
     7-10% faster for a call level fewer, 3-4% more for none). Inlined itself: its
     callers are compiled under numpy's error model, which the three-pass scans'
     division before the test of an empty side needs."""
-    if values_by_cuts and value_cuts_fit(cut_rows, keys, m, missing_code):
+    scan = _three_pass_scan(values_by_cuts, gini_by_cuts, cut_rows, keys, m, missing_code)
+    if scan == THREE_PASS_VALUES:
         return values_by_cuts_inlined(keys, rows, m, None, targets[1], stats, parent_cost,
                                       min_count, min_weight, best, cut_rows)  # fmt: skip
-    if gini_by_cuts and cuts_fit(cut_rows, keys, m, missing_code):
+    if scan == THREE_PASS_GINI:
         return whole_gini_by_cuts_inlined(keys, rows, m, None, row_class, stats, parent_cost,
                                           min_count, min_weight, best, work_rows[0],
                                           cut_rows)  # fmt: skip
@@ -492,8 +519,8 @@ def _search_few(few_ws, node_rows, targets, cut_rows, settings, order, criterion
     n_codes, max_features, min_count, min_weight, whole_weights, unit_weights, pairs_settle = (
         settings
     )
-    values_by_cuts = unit_weights and not is_classification and criterion == SQUARED_ERROR
-    gini_by_cuts = unit_weights and is_classification and criterion == GINI and whole_weights
+    values_by_cuts, gini_by_cuts = _three_pass_scans(criterion, is_classification, whole_weights,
+                                                     unit_weights)  # fmt: skip
     p = node_rows[a]
     q = node_rows[a + 1]
     r = node_rows[a + m - 1]  # (q again for two rows: never read)
@@ -548,12 +575,14 @@ def _search_few(few_ws, node_rows, targets, cut_rows, settings, order, criterion
         # _scan_run's choice of scan, its three-pass scans called straight (a few scans
         # a node, where inlining them made full-depth regression 3% slower; through
         # scan_sorted_rows, a call of 18 arguments more).
-        if values_by_cuts and value_cuts_fit(cut_rows, spare_keys, m, missing_code):
+        scan = _three_pass_scan(values_by_cuts, gini_by_cuts, cut_rows, spare_keys, m,
+                                missing_code)  # fmt: skip
+        if scan == THREE_PASS_VALUES:
             n_present = scan_sorted_values_by_cuts(
                 spare_keys, spare_rows, m, None, targets[1], stats, parent_cost, min_count,
                 min_weight, best, cut_rows,
             )  # fmt: skip
-        elif gini_by_cuts and cuts_fit(cut_rows, spare_keys, m, missing_code):
+        elif scan == THREE_PASS_GINI:
             n_present = scan_sorted_whole_gini_by_cuts(
                 spare_keys, spare_rows, m, None, row_class, stats, parent_cost, min_count,
                 min_weight, best, work_rows[0], cut_rows,
